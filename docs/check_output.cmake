@@ -1,0 +1,9 @@
+# Runs PROGRAM and fails unless its standard output equals the file EXPECTED.
+execute_process(COMMAND "${PROGRAM}" RESULT_VARIABLE rc OUTPUT_VARIABLE out)
+file(READ "${EXPECTED}" expected)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "${PROGRAM} exited with ${rc}")
+endif()
+if(NOT out STREQUAL expected)
+  message(FATAL_ERROR "${PROGRAM} printed\n${out}\nbut ${EXPECTED} says\n${expected}")
+endif()

@@ -1,0 +1,87 @@
+#pragma once
+// Internal: the contract between map_blocks and the policies that run its blocks.
+
+#include <chunkwise/stats.hpp>
+
+#include <algorithm>
+#include <cstddef>
+#include <exception>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace chunkwise::detail {
+
+/// What a policy does when a block throws.
+enum class error_mode {
+    fail_fast,  // start no new block, let running ones finish, report the failure
+    collect,    // run every block, report every failure
+};
+
+/// One failed block as a policy reports it to map_blocks.
+struct failure_record {
+    std::size_t index = 0;
+    int rank = 0;
+    std::string message;
+    std::exception_ptr error;  // null where the block ran on another rank
+};
+
+/// What a policy's execute() returns.
+struct exec_result {
+    run_stats stats;
+    std::vector<failure_record> failures;  // sorted by index
+};
+
+/// The text of an in-flight exception, for messages that cross threads and ranks.
+inline std::string describe_exception(const std::exception_ptr& e) {
+    try {
+        std::rethrow_exception(e);
+    } catch (const std::exception& ex) {
+        return ex.what();
+    } catch (...) {
+        return "unknown exception (not derived from std::exception)";
+    }
+}
+
+/// Runs one block on the current thread: times it, counts its read time, catches what it throws.
+/// Returns false if the block threw (the failure is appended to `failures`).
+template <class Body>
+bool run_one_block(Body& body, std::size_t index, worker_stats& w, std::vector<failure_record>& failures,
+                   int rank) {
+    const double read0 = thread_read_seconds;
+    const auto t0 = clock::now();
+    bool ok = true;
+    try {
+        body(index);
+    } catch (...) {
+        ok = false;
+        failure_record f;
+        f.index = index;
+        f.rank = rank;
+        f.error = std::current_exception();
+        f.message = describe_exception(f.error);
+        failures.push_back(std::move(f));
+    }
+    w.busy += seconds_since(t0);
+    w.read += thread_read_seconds - read0;
+    ++w.blocks;
+    return ok;
+}
+
+/// Fills in wait = wall - busy for every worker.
+inline void finish_stats(run_stats& s, double wall) {
+    s.wall = wall;
+    for (worker_stats& w : s.workers) w.wait = std::max(0.0, wall - w.busy);
+}
+
+inline void sort_failures(std::vector<failure_record>& f) {
+    std::sort(f.begin(), f.end(),
+              [](const failure_record& a, const failure_record& b) { return a.index < b.index; });
+}
+
+/// A body used only to check, in the execution_policy concept, that execute() accepts bodies.
+struct probe_body {
+    void operator()(std::size_t) const {}
+};
+
+}  // namespace chunkwise::detail

@@ -1,0 +1,70 @@
+#pragma once
+/// \file
+/// `partial_results<R>`: what one process computed in a `map_blocks` call, keyed by block index.
+
+#include <chunkwise/stats.hpp>
+
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace chunkwise {
+
+/// The results this process computed, in ascending block index, with the run's statistics.
+///
+/// Without MPI it holds every block's result; under MPI, this rank's. `gather` and `reduce`
+/// consume it (pass it with std::move); `stats()` stays readable afterwards and then also holds
+/// the combine time.
+template <class R>
+class partial_results {
+public:
+    using value_type = R;
+
+    partial_results() = default;
+
+    /// \param total_blocks blocks in the whole partition, on all ranks
+    /// \param indices block index of each value, strictly ascending, each < total_blocks
+    /// \param values one result per index
+    /// \param stats statistics of the run that produced them
+    /// \throws std::invalid_argument if the sizes differ or the indices are not ascending and in range
+    partial_results(std::size_t total_blocks, std::vector<std::size_t> indices, std::vector<R> values,
+                    run_stats stats = {})
+        : total_(total_blocks), indices_(std::move(indices)), values_(std::move(values)), stats_(std::move(stats)) {
+        if (indices_.size() != values_.size()) {
+            throw std::invalid_argument("[chunkwise.partial_results] " + std::to_string(indices_.size()) +
+                                        " indices but " + std::to_string(values_.size()) + " values");
+        }
+        for (std::size_t k = 0; k < indices_.size(); ++k) {
+            if (indices_[k] >= total_ || (k > 0 && indices_[k] <= indices_[k - 1])) {
+                throw std::invalid_argument("[chunkwise.partial_results] block indices must be ascending and below " +
+                                            std::to_string(total_) + "; entry " + std::to_string(k) + " is " +
+                                            std::to_string(indices_[k]));
+            }
+        }
+    }
+
+    /// Blocks in the whole partition (on all ranks together).
+    [[nodiscard]] std::size_t total_blocks() const noexcept { return total_; }
+    /// Results held here.
+    [[nodiscard]] std::size_t size() const noexcept { return values_.size(); }
+    /// Block index of each held result, ascending.
+    [[nodiscard]] const std::vector<std::size_t>& indices() const noexcept { return indices_; }
+    /// The held results, in the order of indices().
+    [[nodiscard]] const std::vector<R>& values() const noexcept { return values_; }
+    /// The held results, in the order of indices(), for moving out.
+    [[nodiscard]] std::vector<R>& values() noexcept { return values_; }
+    /// Per-worker time of the run in this process (and of the combine step, once done).
+    [[nodiscard]] const run_stats& stats() const noexcept { return stats_; }
+    /// Per-worker time, writable: gather and reduce add their combine time here.
+    [[nodiscard]] run_stats& stats() noexcept { return stats_; }
+
+private:
+    std::size_t total_ = 0;
+    std::vector<std::size_t> indices_;
+    std::vector<R> values_;
+    run_stats stats_;
+};
+
+}  // namespace chunkwise

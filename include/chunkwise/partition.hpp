@@ -1,0 +1,98 @@
+#pragma once
+/// \file
+/// Splitting a 1-D index space [0, n) into blocks: balanced, never empty, optionally aligned.
+
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace chunkwise {
+
+/// A half-open slice [begin, end) of a 1-D index space, and its position in its partition.
+struct block {
+    std::size_t index = 0;  ///< position in its partition: 0 .. n_blocks-1
+    std::size_t begin = 0;  ///< first item of the slice
+    std::size_t end = 0;    ///< one past the last item of the slice
+
+    /// Number of items in the slice (end - begin).
+    [[nodiscard]] constexpr std::size_t size() const noexcept { return end - begin; }
+
+    friend constexpr bool operator==(const block&, const block&) noexcept = default;
+};
+
+/// Ask `partition` for this many balanced blocks (fewer when there are fewer items).
+struct parts {
+    std::size_t count;
+};
+
+/// Ask `partition` for blocks of at most this many items, balanced.
+struct block_size {
+    std::size_t count;
+};
+
+/// Ask `partition` to put every block boundary except the last on a multiple of this.
+struct align {
+    std::size_t multiple;
+};
+
+/// Split [0, n) into min(p.count, n) balanced blocks.
+///
+/// Sizes differ by at most one, larger blocks come first, no block is empty, and the blocks
+/// cover [0, n) in order. n = 0 gives no blocks.
+/// \throws std::invalid_argument if p.count is 0.
+[[nodiscard]] inline std::vector<block> partition(std::size_t n, parts p) {
+    if (p.count == 0) {
+        throw std::invalid_argument("[chunkwise.partition] parts{0}: the number of blocks must be at least 1");
+    }
+    std::vector<block> out;
+    if (n == 0) return out;
+    const std::size_t k = p.count < n ? p.count : n;
+    const std::size_t base = n / k;
+    const std::size_t extra = n % k;
+    out.reserve(k);
+    std::size_t begin = 0;
+    for (std::size_t i = 0; i < k; ++i) {
+        const std::size_t len = base + (i < extra ? 1 : 0);
+        out.push_back(block{i, begin, begin + len});
+        begin += len;
+    }
+    return out;
+}
+
+/// Split [0, n) into ceil(n / s.count) balanced blocks, each of at most s.count items.
+///
+/// Sizes differ by at most one and larger blocks come first; n = 0 gives no blocks.
+/// \throws std::invalid_argument if s.count is 0.
+[[nodiscard]] inline std::vector<block> partition(std::size_t n, block_size s) {
+    if (s.count == 0) {
+        throw std::invalid_argument("[chunkwise.partition] block_size{0}: a block must hold at least 1 item");
+    }
+    if (n == 0) return {};
+    return partition(n, parts{n / s.count + (n % s.count != 0 ? 1 : 0)});
+}
+
+/// Split [0, n) into at most p.count blocks whose boundaries (all but the last end) are
+/// multiples of a.multiple, balanced in whole units of a.multiple.
+///
+/// The number of units is ceil(n / a.multiple); every block holds whole units, unit counts
+/// differ by at most one (larger first), and the last unit may be partial. No block is empty.
+/// Use it to keep blocks from splitting a storage chunk of a.multiple rows.
+/// \throws std::invalid_argument if p.count or a.multiple is 0.
+[[nodiscard]] inline std::vector<block> partition(std::size_t n, parts p, align a) {
+    if (a.multiple == 0) {
+        throw std::invalid_argument("[chunkwise.partition] align{0}: the alignment must be at least 1");
+    }
+    if (p.count == 0) {
+        throw std::invalid_argument("[chunkwise.partition] parts{0}: the number of blocks must be at least 1");
+    }
+    const std::size_t units = n / a.multiple + (n % a.multiple != 0 ? 1 : 0);
+    std::vector<block> out = partition(units, p);
+    for (block& b : out) {
+        b.begin *= a.multiple;                               // < n: no overflow
+        b.end = b.end == units ? n : b.end * a.multiple;  // < n unless last
+    }
+    return out;
+}
+
+}  // namespace chunkwise

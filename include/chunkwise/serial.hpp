@@ -1,0 +1,42 @@
+#pragma once
+/// \file
+/// `serial_policy`: every block on the calling thread, in index order.
+
+#include <chunkwise/detail/execute.hpp>
+#include <chunkwise/stats.hpp>
+
+#include <cstddef>
+#include <vector>
+
+namespace chunkwise {
+
+/// Runs every block on the calling thread, one after another in index order.
+///
+/// The reference the other policies are checked against: same results to the bit.
+class serial_policy {
+public:
+    /// Blocks run at once: always 1.
+    [[nodiscard]] std::size_t workers() const noexcept { return 1; }
+    /// Always 0 (no MPI).
+    [[nodiscard]] int rank() const noexcept { return 0; }
+    /// Always true (no MPI).
+    [[nodiscard]] bool is_root() const noexcept { return true; }
+
+    /// Library detail: runs body(0) .. body(n-1) in order; fail_fast stops at the first failure.
+    template <class Body>
+    detail::exec_result execute(std::size_t n, Body& body, detail::error_mode mode) {
+        detail::exec_result r;
+        r.stats.workers.resize(1);
+        const auto t0 = detail::clock::now();
+        for (std::size_t i = 0; i < n; ++i) {
+            if (!detail::run_one_block(body, i, r.stats.workers[0], r.failures, 0) &&
+                mode == detail::error_mode::fail_fast) {
+                break;
+            }
+        }
+        detail::finish_stats(r.stats, detail::seconds_since(t0));
+        return r;
+    }
+};
+
+}  // namespace chunkwise

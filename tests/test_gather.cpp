@@ -1,0 +1,124 @@
+// gather and reduce: block order, the fixed tree, and the same bits for every policy.
+#include "catch.hpp"
+#include "policies.hpp"
+
+#include <chunkwise/chunkwise.hpp>
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+using chunkwise::block;
+using chunkwise::parts;
+
+namespace {
+
+// Sums of values spanning 20 orders of magnitude: any change in the order of additions changes bits.
+double wild_sum(const block& b) {
+    std::mt19937_64 rng(b.begin * 7919 + b.end);
+    std::uniform_real_distribution<double> mant(-1.0, 1.0);
+    std::uniform_int_distribution<int> expo(-10, 10);
+    double s = 0;
+    for (std::size_t i = b.begin; i < b.end; ++i) s += std::ldexp(mant(rng), expo(rng) * 3);
+    return s;
+}
+
+std::string tree_text(const std::string& a, const std::string& b) { return "(" + a + " " + b + ")"; }
+
+template <class Policy>
+std::string reduce_text(Policy& policy, std::size_t n) {
+    const auto blocks = chunkwise::partition(n, parts{n});
+    return chunkwise::reduce(policy,
+                             chunkwise::map_blocks(policy, blocks, [](const block& b) { return std::to_string(b.index); }),
+                             tree_text);
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("reduce combines over the fixed pairwise tree of block indices", "[reduce]",
+                   CHUNKWISE_LOCAL_POLICIES) {
+    auto policy = TestType::make();
+    REQUIRE(reduce_text(policy, 1) == "0");
+    REQUIRE(reduce_text(policy, 2) == "(0 1)");
+    REQUIRE(reduce_text(policy, 3) == "((0 1) 2)");
+    REQUIRE(reduce_text(policy, 5) == "(((0 1) (2 3)) 4)");
+    REQUIRE(reduce_text(policy, 6) == "(((0 1) (2 3)) (4 5))");
+    REQUIRE(reduce_text(policy, 7) == "(((0 1) (2 3)) ((4 5) 6))");
+    REQUIRE(reduce_text(policy, 8) == "(((0 1) (2 3)) ((4 5) (6 7)))");
+    REQUIRE(reduce_text(policy, 11) == "((((0 1) (2 3)) ((4 5) (6 7))) ((8 9) 10))");
+}
+
+TEMPLATE_TEST_CASE("reduce of no blocks is R{}", "[reduce]", CHUNKWISE_LOCAL_POLICIES) {
+    auto policy = TestType::make();
+    const auto blocks = chunkwise::partition(0, parts{4});
+    REQUIRE(chunkwise::reduce(policy, chunkwise::map_blocks(policy, blocks, wild_sum), std::plus<>{}) == 0.0);
+    REQUIRE(chunkwise::gather(policy, chunkwise::map_blocks(policy, blocks, wild_sum)).empty());
+}
+
+TEMPLATE_TEST_CASE("gather and reduce give the serial bits for every policy and shape", "[reduce][gather]",
+                   CHUNKWISE_LOCAL_POLICIES) {
+    auto policy = TestType::make();
+    chunkwise::serial_policy serial;
+    std::mt19937 rng(12345);
+    for (int trial = 0; trial < 40; ++trial) {
+        const std::size_t n = std::uniform_int_distribution<std::size_t>(0, 5000)(rng);
+        const std::size_t p = std::uniform_int_distribution<std::size_t>(1, 300)(rng);
+        const auto blocks = chunkwise::partition(n, parts{p});
+        INFO(TestType::name() << " n=" << n << " p=" << p);
+
+        const auto expect_all = chunkwise::gather(serial, chunkwise::map_blocks(serial, blocks, wild_sum));
+        const auto got_all = chunkwise::gather(policy, chunkwise::map_blocks(policy, blocks, wild_sum));
+        REQUIRE(got_all.size() == expect_all.size());
+        for (std::size_t i = 0; i < got_all.size(); ++i) {
+            REQUIRE(std::bit_cast<std::uint64_t>(got_all[i]) == std::bit_cast<std::uint64_t>(expect_all[i]));
+        }
+
+        const double expect = chunkwise::reduce(serial, chunkwise::map_blocks(serial, blocks, wild_sum), std::plus<>{});
+        const double got = chunkwise::reduce(policy, chunkwise::map_blocks(policy, blocks, wild_sum), std::plus<>{});
+        REQUIRE(std::bit_cast<std::uint64_t>(got) == std::bit_cast<std::uint64_t>(expect));
+    }
+}
+
+TEST_CASE("the tree differs from a left fold: reduce is not std::accumulate", "[reduce]") {
+    chunkwise::serial_policy serial;
+    const auto blocks = chunkwise::partition(4, parts{4});
+    const std::vector<double> v{1e16, 1.0, -1e16, 1.0};
+    auto r = chunkwise::map_blocks(serial, blocks, [&](const block& b) { return v[b.index]; });
+    // ((1e16 + 1) + (-1e16 + 1)) = 1e16 + -1e16 = 0 in doubles, while a left fold gives 1.
+    REQUIRE(chunkwise::reduce(serial, std::move(r), std::plus<>{}) == 0.0);
+}
+
+TEMPLATE_TEST_CASE("reduce moves whole vectors through a non-commutative op", "[reduce]", CHUNKWISE_LOCAL_POLICIES) {
+    auto policy = TestType::make();
+    const auto blocks = chunkwise::partition(1000, parts{37});
+    auto concat = [](std::vector<std::size_t> a, const std::vector<std::size_t>& b) {
+        a.insert(a.end(), b.begin(), b.end());
+        return a;
+    };
+    const auto all = chunkwise::reduce(policy,
+                                       chunkwise::map_blocks(policy, blocks,
+                                                             [](const block& b) {
+                                                                 std::vector<std::size_t> v;
+                                                                 for (auto i = b.begin; i < b.end; ++i) v.push_back(i);
+                                                                 return v;
+                                                             }),
+                                       concat);
+    std::vector<std::size_t> expect(1000);
+    std::iota(expect.begin(), expect.end(), std::size_t{0});
+    REQUIRE(all == expect);
+}
+
+TEMPLATE_TEST_CASE("100k tiny blocks", "[map_blocks][reduce]", CHUNKWISE_LOCAL_POLICIES) {
+    auto policy = TestType::make();
+    const auto blocks = chunkwise::partition(250000, parts{150000});
+    REQUIRE(blocks.size() == 150000);
+    auto r = chunkwise::map_blocks(policy, blocks, [](const block& b) { return b.size(); });
+    REQUIRE(r.size() == 150000);
+    REQUIRE(chunkwise::reduce(policy, std::move(r), std::plus<>{}) == 250000);
+    auto g = chunkwise::gather(policy, chunkwise::map_blocks(policy, blocks, [](const block& b) { return b.begin; }));
+    for (std::size_t i = 0; i < g.size(); ++i) REQUIRE(g[i] == blocks[i].begin);
+}
