@@ -155,14 +155,15 @@ TEMPLATE_TEST_CASE("fail-fast: no block starts after a failure, running blocks f
                                             [&](const block& b) {
                                                 started.fetch_add(1);
                                                 if (b.index == 0) throw std::runtime_error("first block fails");
-                                                std::this_thread::sleep_for(std::chrono::milliseconds(2));
+                                                std::this_thread::sleep_for(std::chrono::milliseconds(20));
                                                 finished.fetch_add(1);
                                                 return 0;
                                             }),
                       chunkwise::block_error);
-    // Block 0 fails at once; at most the other workers' first blocks (and a block claimed in the
-    // same instant) may have started. Every started block other than block 0 ran to its end.
-    REQUIRE(started.load() <= static_cast<int>(2 * policy.workers()));
+    // Block 0 fails at once; only the other workers' first blocks (and, on a loaded machine, a
+    // second one each) may have started. Without fail-fast all 400 would run. Every started block
+    // other than block 0 ran to its end.
+    REQUIRE(started.load() <= static_cast<int>(2 * policy.workers() + 2));
     REQUIRE(finished.load() == started.load() - 1);
 }
 

@@ -28,10 +28,13 @@ public:
         detail::exec_result r;
         r.stats.workers.resize(1);
         const auto t0 = detail::clock::now();
-        for (std::size_t i = 0; i < n; ++i) {
-            if (!detail::run_one_block(body, i, r.stats.workers[0], r.failures, 0) &&
-                mode == detail::error_mode::fail_fast) {
-                break;
+        {
+            detail::worker_clock busy(r.stats.workers[0]);
+            for (std::size_t i = 0; i < n; ++i) {
+                if (!detail::run_one_block(body, i, r.stats.workers[0], r.failures, 0) &&
+                    mode == detail::error_mode::fail_fast) {
+                    break;
+                }
             }
         }
         detail::finish_stats(r.stats, detail::seconds_since(t0));

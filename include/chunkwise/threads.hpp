@@ -87,6 +87,7 @@ private:
         void work(std::size_t slot) noexcept override {
             worker_stats& w = stats[slot];
             std::vector<detail::failure_record>& mine = failures[slot];
+            detail::worker_clock busy(w);
             for (;;) {
                 if (stop_.load(std::memory_order_relaxed)) return;
                 const std::size_t i = next_.fetch_add(1, std::memory_order_relaxed);
