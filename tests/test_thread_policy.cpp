@@ -196,3 +196,28 @@ TEST_CASE("policies start and stop cleanly, also right after a failure", "[threa
     REQUIRE(chunkwise::reduce(policy, chunkwise::map_blocks(policy, blocks, [](const block& b) { return b.size(); }),
                               std::plus<>{}) == 32);
 }
+
+TEST_CASE("calls larger than one pool job run as several jobs, in order and fail-fast", "[threads]") {
+    const std::size_t saved = chunkwise::detail::max_blocks_per_job;
+    chunkwise::detail::max_blocks_per_job = 7;  // stands in for 2^32 - 1
+    chunkwise::thread_policy policy(3);
+    const auto blocks = chunkwise::partition(100, parts{100});
+    auto r = chunkwise::map_blocks(policy, blocks, [](const block& b) { return b.index * 2; });
+    REQUIRE(r.size() == 100);
+    for (std::size_t i = 0; i < 100; ++i) REQUIRE(r.values()[i] == 2 * i);
+    std::size_t ran = 0;
+    for (const auto& w : r.stats().workers) ran += w.blocks;
+    REQUIRE(ran == 100);
+    std::atomic<std::size_t> highest{0};
+    REQUIRE_THROWS_AS(chunkwise::map_blocks(policy, blocks,
+                                            [&](const block& b) -> int {
+                                                std::size_t h = highest.load();
+                                                while (b.index > h && !highest.compare_exchange_weak(h, b.index)) {
+                                                }
+                                                if (b.index == 10) throw std::runtime_error("x");
+                                                return 0;
+                                            }),
+                      chunkwise::block_error);
+    REQUIRE(highest.load() < 14);  // the jobs after the failing one never started
+    chunkwise::detail::max_blocks_per_job = saved;
+}

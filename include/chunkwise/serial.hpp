@@ -31,7 +31,8 @@ public:
         {
             detail::worker_clock busy(r.stats.workers[0]);
             for (std::size_t i = 0; i < n; ++i) {
-                if (!detail::run_one_block(body, i, r.stats.workers[0], r.failures, 0) &&
+                ++busy.blocks;
+                if (!detail::run_one_block(body, i, r.failures, 0) &&
                     mode == detail::error_mode::fail_fast) {
                     break;
                 }

@@ -6,7 +6,9 @@
 #include <chunkwise/detail/thread_pool.hpp>
 #include <chunkwise/stats.hpp>
 
+#include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <cstddef>
 #include <memory>
 #include <mutex>
@@ -16,12 +18,19 @@
 
 namespace chunkwise {
 
+namespace detail {
+/// Blocks one pool job handles (its offsets are 32-bit); larger calls run as several jobs. Only
+/// tests lower it.
+inline std::size_t max_blocks_per_job = 0xffffffffu;
+}  // namespace detail
+
 /// Runs blocks on this process's threads: at most `workers()` blocks at once, the calling thread
 /// counted (it works too, next to workers()-1 pool threads).
 ///
-/// The pool starts with the policy, lives as long as it, and is reused by every call. Blocks are
-/// handed out one at a time as threads free up, so a few slow blocks never leave the other
-/// threads idle. `map_blocks` may be called from inside a running block with the same policy: the
+/// The pool starts with the policy, lives as long as it, and is reused by every call. Scheduling
+/// is dynamic: each thread starts on its own contiguous share of the blocks and takes them one
+/// at a time; a thread that runs out takes half of the largest share left. A few slow blocks
+/// therefore never leave the other threads idle. `map_blocks` may be called from inside a running block with the same policy: the
 /// inner call completes (the calling thread works on it; idle pool threads help).
 class thread_policy {
 public:
@@ -55,15 +64,23 @@ public:
     template <class Body>
     detail::exec_result execute_range(std::size_t first, std::size_t last, Body& body, detail::error_mode mode,
                                       int rank) {
-        job<Body> j(first, last, body, mode, workers_, rank);
-        const auto t0 = detail::clock::now();
-        const std::size_t n = last > first ? last - first : 0;
-        pool_->run(j, n > 1 ? n - 1 : 0);
         detail::exec_result r;
         r.stats.rank = rank;
-        r.stats.workers = std::move(j.stats);
-        for (auto& f : j.failures) {
-            for (auto& rec : f) r.failures.push_back(std::move(rec));
+        r.stats.workers.resize(workers_);
+        const auto t0 = detail::clock::now();
+        // A job addresses its blocks with 32-bit offsets: more blocks run as several jobs.
+        const std::size_t max_job = detail::max_blocks_per_job;
+        for (std::size_t lo = first; lo < last; lo += (last - lo < max_job ? last - lo : max_job)) {
+            const std::size_t hi = last - lo < max_job ? last : lo + max_job;
+            job<Body> j(lo, hi, body, mode, workers_, rank);
+            pool_->run(j, std::min(hi - lo - 1, workers_ - 1));
+            for (std::size_t s = 0; s < workers_; ++s) {
+                r.stats.workers[s].busy += j.stats[s].busy;
+                r.stats.workers[s].read += j.stats[s].read;
+                r.stats.workers[s].blocks += j.stats[s].blocks;
+                for (auto& rec : j.failures[s]) r.failures.push_back(std::move(rec));
+            }
+            if (mode == detail::error_mode::fail_fast && !r.failures.empty()) break;
         }
         detail::sort_failures(r.failures);
         detail::finish_stats(r.stats, detail::seconds_since(t0));
@@ -78,34 +95,103 @@ private:
         return workers;
     }
 
+    // One call's blocks. Each slot starts with a contiguous share of [first, last) and takes
+    // blocks from its front; a slot that runs dry steals the back half of the fullest other
+    // slot. A slow block thus only holds up its own thread, threads rarely touch the same cache
+    // line, and each thread walks through neighbouring blocks.
     template <class Body>
     class job final : public detail::pool_job {
     public:
         job(std::size_t first, std::size_t last, Body& body, detail::error_mode mode, std::size_t slots, int rank)
-            : next_(first), last_(last), body_(body), mode_(mode), rank_(rank), stats(slots), failures(slots) {}
+            : body_(body), mode_(mode), rank_(rank), ranges_(slots), stats(slots), failures(slots) {
+            const std::size_t n = last > first ? last - first : 0;
+            base_ = first;
+            for (std::size_t s = 0; s < slots; ++s) {
+                ranges_[s].packed.store(pack(n * s / slots, n * (s + 1) / slots), std::memory_order_relaxed);
+            }
+        }
 
         void work(std::size_t slot) noexcept override {
             worker_stats& w = stats[slot];
             std::vector<detail::failure_record>& mine = failures[slot];
             detail::worker_clock busy(w);
-            for (;;) {
-                if (stop_.load(std::memory_order_relaxed)) return;
-                const std::size_t i = next_.fetch_add(1, std::memory_order_relaxed);
-                if (i >= last_) return;
+            std::size_t i = 0;
+            while (claim(slot, i)) {
                 if (stop_.load(std::memory_order_acquire)) return;
-                if (!detail::run_one_block(body_, i, w, mine, rank_) && mode_ == detail::error_mode::fail_fast) {
+                ++busy.blocks;
+                if (!detail::run_one_block(body_, base_ + i, mine, rank_) &&
+                    mode_ == detail::error_mode::fail_fast) {
                     stop_.store(true, std::memory_order_release);
+                    return;
                 }
             }
         }
 
     private:
-        std::atomic<std::size_t> next_;
-        std::atomic<bool> stop_{false};
-        std::size_t last_;
+        // A slot's remaining offsets [begin, end) relative to base_, packed into one word.
+        static constexpr std::uint64_t pack(std::size_t begin, std::size_t end) noexcept {
+            return (static_cast<std::uint64_t>(begin) << 32) | static_cast<std::uint64_t>(end);
+        }
+        static constexpr std::size_t begin_of(std::uint64_t v) noexcept { return static_cast<std::size_t>(v >> 32); }
+        static constexpr std::size_t end_of(std::uint64_t v) noexcept {
+            return static_cast<std::size_t>(v & 0xffffffffu);
+        }
+
+        bool claim(std::size_t slot, std::size_t& out) noexcept {
+            for (;;) {
+                if (pop_front(slot, out)) return true;
+                if (!steal(slot)) return false;
+            }
+        }
+
+        bool pop_front(std::size_t slot, std::size_t& out) noexcept {
+            std::atomic<std::uint64_t>& r = ranges_[slot].packed;
+            std::uint64_t v = r.load(std::memory_order_relaxed);
+            while (begin_of(v) < end_of(v)) {
+                if (r.compare_exchange_weak(v, pack(begin_of(v) + 1, end_of(v)), std::memory_order_relaxed)) {
+                    out = begin_of(v);
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        // Moves the back half of the fullest other slot into `slot`; false when all are empty.
+        bool steal(std::size_t slot) noexcept {
+            for (;;) {
+                if (stop_.load(std::memory_order_relaxed)) return false;
+                std::size_t victim = slot, most = 0;
+                for (std::size_t s = 0; s < ranges_.size(); ++s) {
+                    const std::uint64_t v = ranges_[s].packed.load(std::memory_order_relaxed);
+                    const std::size_t left = end_of(v) > begin_of(v) ? end_of(v) - begin_of(v) : 0;
+                    if (s != slot && left > most) {
+                        most = left;
+                        victim = s;
+                    }
+                }
+                if (most == 0) return false;
+                std::atomic<std::uint64_t>& r = ranges_[victim].packed;
+                std::uint64_t v = r.load(std::memory_order_relaxed);
+                const std::size_t b = begin_of(v), e = end_of(v);
+                if (b >= e) continue;
+                const std::size_t mid = b + (e - b) / 2;  // the victim keeps [b, mid), we take [mid, e)
+                if (r.compare_exchange_strong(v, pack(b, mid), std::memory_order_relaxed)) {
+                    ranges_[slot].packed.store(pack(mid, e), std::memory_order_relaxed);
+                    return true;
+                }
+            }
+        }
+
+        struct alignas(64) padded_range {
+            std::atomic<std::uint64_t> packed{0};
+        };
+
         Body& body_;
         detail::error_mode mode_;
         int rank_;
+        std::size_t base_ = 0;
+        std::vector<padded_range> ranges_;
+        alignas(64) std::atomic<bool> stop_{false};
 
     public:
         // One entry per slot, each written by one thread only; read after pool.run returns.

@@ -44,12 +44,10 @@ inline std::string describe_exception(const std::exception_ptr& e) {
 }
 
 /// Runs one block on the current thread and catches what it throws. Returns false if the block
-/// threw (the failure is appended to `failures`). Timing is per worker (see worker_clock), not per
-/// block, to keep the cost of a block to a few nanoseconds.
+/// threw (the failure is appended to `failures`). Timing and counting are per worker (see
+/// worker_clock), not per block, to keep the cost of a block to a few nanoseconds.
 template <class Body>
-bool run_one_block(Body& body, std::size_t index, worker_stats& w, std::vector<failure_record>& failures,
-                   int rank) {
-    ++w.blocks;
+bool run_one_block(Body& body, std::size_t index, std::vector<failure_record>& failures, int rank) {
     try {
         body(index);
         return true;
@@ -65,7 +63,9 @@ bool run_one_block(Body& body, std::size_t index, worker_stats& w, std::vector<f
 }
 
 /// Times one worker's stretch of blocks: everything between construction and destruction counts
-/// as busy, and read_scope time reported meanwhile as read.
+/// as busy, and read_scope time reported meanwhile as read. `blocks` counts the blocks run; it
+/// is added to the worker's statistics at the end (worker_stats of different threads share cache
+/// lines, so they are written once, not per block).
 class worker_clock {
 public:
     explicit worker_clock(worker_stats& w) noexcept
@@ -73,7 +73,9 @@ public:
     ~worker_clock() {
         w_.busy += seconds_since(t0_);
         w_.read += thread_read_seconds - read0_;
+        w_.blocks += blocks;
     }
+    std::size_t blocks = 0;
     worker_clock(const worker_clock&) = delete;
     worker_clock& operator=(const worker_clock&) = delete;
 

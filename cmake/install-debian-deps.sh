@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs the Debian / Ubuntu packages chunkwise's own builds need, when any are missing.
+#   bash cmake/install-debian-deps.sh main   # what examples/run-all.sh needs
+#   bash cmake/install-debian-deps.sh test   # what tests/run-all.sh needs (a superset)
+# Uses sudo when not run as root. Installs nothing when everything is there.
+set -euo pipefail
+
+main_pkgs=(g++ cmake make)
+test_pkgs=("${main_pkgs[@]}" catch2 libbenchmark-dev libtbb-dev)
+
+case "${1:-test}" in
+  main) wanted=("${main_pkgs[@]}") ;;
+  test) wanted=("${test_pkgs[@]}") ;;
+  *) echo "usage: $0 main|test" >&2; exit 2 ;;
+esac
+
+missing=()
+for p in "${wanted[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+((${#missing[@]} == 0)) && exit 0
+
+sudo=()
+if [[ $(id -u) -ne 0 ]]; then sudo=(sudo); fi
+echo "chunkwise: installing ${missing[*]}" >&2
+"${sudo[@]}" apt-get update -qq
+"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
