@@ -18,7 +18,7 @@ done
 
 # One closing line for all three runs.
 passed=0 failed=0
-while read -r pct _ _ _ nfail _ _ _ total; do
+while read -r _ _ _ nfail _ _ _ _ total; do
   passed=$((passed + total - nfail)); failed=$((failed + nfail))
 done < <(grep -E '^[0-9]+% tests passed, [0-9]+ tests failed out of [0-9]+' "$log")
 echo "all presets: $passed passed, $failed failed"
