@@ -27,29 +27,40 @@ void add_combine_time(partial_results<R>& results, clock::time_point t0) {
     s.workers.front().combine += seconds_since(t0);
 }
 
-/// The reduction tree over the results held here, leaves in block order. Indices in [first, last)
-/// without a result (failed blocks) enter as empty leaves, so they change no other node's operands.
+/// The reduction tree over the results held here plus `empty_leaves` (ascending indices of blocks
+/// without a result: failed ones), leaves in block order. Empty leaves change no other node's
+/// operands, so the tree keeps its shape whichever blocks failed.
 template <class R, class Op>
-std::vector<tree_node<R>> local_tree_nodes(partial_results<R>& results, Op& op, std::size_t first,
-                                           std::size_t last) {
+std::vector<tree_node<R>> local_tree_nodes(partial_results<R>& results, Op& op,
+                                           const std::vector<std::size_t>& empty_leaves) {
     tree_accumulator<R, Op> acc(results.total_blocks(), op);
     const std::vector<std::size_t>& idx = results.indices();
     std::vector<R>& vals = results.values();
-    std::size_t k = 0;
-    auto flush_until = [&](std::size_t stop) {
-        for (; k < idx.size() && idx[k] < stop; ++k) acc.push_leaf(idx[k], std::move(vals[k]));
-    };
-    for (std::size_t i = first; i < last; ++i) {
-        flush_until(i);
-        if (k < idx.size() && idx[k] == i) {
-            acc.push_leaf(i, std::move(vals[k]));
+    std::size_t k = 0, e = 0;
+    while (k < idx.size() || e < empty_leaves.size()) {
+        if (e == empty_leaves.size() || (k < idx.size() && idx[k] < empty_leaves[e])) {
+            acc.push_leaf(idx[k], std::move(vals[k]));
             ++k;
         } else {
-            acc.push_leaf(i, std::nullopt);
+            acc.push_empty_leaf(empty_leaves[e++]);
         }
     }
-    flush_until(results.total_blocks());
     return std::move(acc.nodes());
+}
+
+/// Indices in [0, total) that `results` holds no value for.
+template <class R>
+std::vector<std::size_t> missing_indices(const partial_results<R>& results) {
+    std::vector<std::size_t> out;
+    std::size_t k = 0;
+    for (std::size_t i = 0; i < results.total_blocks(); ++i) {
+        if (k < results.indices().size() && results.indices()[k] == i) {
+            ++k;
+        } else {
+            out.push_back(i);
+        }
+    }
+    return out;
 }
 
 /// The root's value given every node of a complete cover of [0, n), in start order.
@@ -131,12 +142,49 @@ R reduce(Policy& policy, partial_results<R>&& results, Op op) {
             out = policy.reduce_results(results, op);
         } else {
             std::vector<detail::tree_node<R>> nodes =
-                detail::local_tree_nodes(results, op, 0, results.total_blocks());
+                detail::local_tree_nodes(results, op, detail::missing_indices(results));
             out = detail::finish_tree(results.total_blocks(), nodes, op);
         }
         detail::add_combine_time(results, t0);
         if (!out) return detail::empty_reduction<R>();
         return std::move(*out);
+    }
+}
+
+/// `gather`, with the result on every rank (without MPI the same as gather). Collective.
+template <class Policy, class R>
+std::vector<R> all_gather(Policy& policy, partial_results<R>&& results) {
+    static_assert(execution_policy<Policy>,
+                  "chunkwise::all_gather: the first argument must be the execution policy that ran map_blocks");
+    if constexpr (requires { policy.all_gather_results(results); }) {
+        const auto t0 = detail::clock::now();
+        std::vector<R> out = policy.all_gather_results(results);
+        detail::add_combine_time(results, t0);
+        return out;
+    } else {
+        return gather(policy, std::move(results));
+    }
+}
+
+/// `reduce`, with the value on every rank (the same bits everywhere; without MPI the same as
+/// reduce). Collective.
+template <class Policy, class R, class Op>
+R all_reduce(Policy& policy, partial_results<R>&& results, Op op) {
+    static_assert(execution_policy<Policy>,
+                  "chunkwise::all_reduce: the first argument must be the execution policy that ran map_blocks");
+    static_assert(detail::reduction_op<Op, R>,
+                  "chunkwise::all_reduce: op must be callable as op(R, R) and return something convertible to R, "
+                  "where R is the block function's result type");
+    if constexpr (!detail::reduction_op<Op, R>) {
+        return R{};
+    } else if constexpr (requires { policy.broadcast_value(std::declval<R&>()); }) {
+        R value = reduce(policy, std::move(results), std::move(op));
+        const auto t0 = detail::clock::now();
+        policy.broadcast_value(value);
+        detail::add_combine_time(results, t0);
+        return value;
+    } else {
+        return reduce(policy, std::move(results), std::move(op));
     }
 }
 

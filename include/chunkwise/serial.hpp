@@ -25,15 +25,22 @@ public:
     /// Library detail: runs body(0) .. body(n-1) in order; fail_fast stops at the first failure.
     template <class Body>
     detail::exec_result execute(std::size_t n, Body& body, detail::error_mode mode) {
+        return execute_range(0, n, body, mode, 0);
+    }
+
+    /// Library detail: as execute, over block indices [first, last), failures tagged with `rank`.
+    template <class Body>
+    detail::exec_result execute_range(std::size_t first, std::size_t last, Body& body, detail::error_mode mode,
+                                      int rank) {
         detail::exec_result r;
+        r.stats.rank = rank;
         r.stats.workers.resize(1);
         const auto t0 = detail::clock::now();
         {
             detail::worker_clock busy(r.stats.workers[0]);
-            for (std::size_t i = 0; i < n; ++i) {
+            for (std::size_t i = first; i < last; ++i) {
                 ++busy.blocks;
-                if (!detail::run_one_block(body, i, r.failures, 0) &&
-                    mode == detail::error_mode::fail_fast) {
+                if (!detail::run_one_block(body, i, r.failures, rank) && mode == detail::error_mode::fail_fast) {
                     break;
                 }
             }

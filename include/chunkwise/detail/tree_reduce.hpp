@@ -31,12 +31,26 @@ public:
     tree_accumulator(std::size_t n, Op& op) : n_(n), op_(op) {}
 
     /// Adds a node; nodes must come in ascending start order and must not overlap.
-    void push(unsigned level, std::size_t k, std::optional<R> value) {
-        stack_.push_back(tree_node<R>{level, k, std::move(value)});
+    void push(unsigned level, std::size_t k, std::optional<R>&& value) {
+        tree_node<R>& node = stack_.emplace_back();
+        node.level = level;
+        node.k = k;
+        if (value) node.value.emplace(std::move(*value));
         settle();
     }
 
-    void push_leaf(std::size_t index, std::optional<R> value) { push(0, index, std::move(value)); }
+    void push_leaf(std::size_t index, R&& value) {
+        tree_node<R>& node = stack_.emplace_back();
+        node.k = index;
+        node.value.emplace(std::move(value));
+        settle();
+    }
+
+    /// A leaf whose block has no result (it failed): it takes no part in any op.
+    void push_empty_leaf(std::size_t index) {
+        stack_.emplace_back().k = index;
+        settle();
+    }
 
     /// The nodes that could not be combined further with what was pushed, in start order.
     [[nodiscard]] std::vector<tree_node<R>>& nodes() noexcept { return stack_; }

@@ -1,0 +1,276 @@
+#pragma once
+// Internal: moving results between ranks. Arithmetic values, std::vector of arithmetic and
+// tensor types (xtensor-like: shape(), data(), size(), R::from_shape) travel as raw element
+// buffers through MPI_Gatherv / MPI_Bcast, with a small header of uint64 per value (vector
+// length, tensor shape). Transfers above max_message_bytes (MPI counts are int) go as several
+// point-to-point messages instead. Every other type travels through Boost.Serialization.
+
+#include <boost/mpi/collectives.hpp>
+#include <boost/mpi/communicator.hpp>
+#include <boost/mpi/datatype.hpp>
+#include <boost/serialization/string.hpp>   // results of these types travel without extra includes
+#include <boost/serialization/utility.hpp>
+#include <boost/serialization/vector.hpp>
+#include <mpi.h>
+
+#include <algorithm>
+#include <climits>
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace chunkwise::detail {
+
+/// Largest message (bytes) sent in one MPI call; larger transfers are split. Only tests lower it.
+inline std::size_t max_message_bytes = static_cast<std::size_t>(INT_MAX);
+
+template <class T>
+concept mpi_arithmetic = std::is_arithmetic_v<T> && !std::is_same_v<T, bool>;
+
+template <class R>
+concept raw_vector = requires { typename R::value_type; } && mpi_arithmetic<typename R::value_type> &&
+                     std::same_as<R, std::vector<typename R::value_type, typename R::allocator_type>>;
+
+template <class R>
+concept raw_tensor = !raw_vector<R> && requires(const R& r) {
+    typename R::value_type;
+    typename R::shape_type;
+    { r.shape() };
+    { r.data() } -> std::convertible_to<const typename R::value_type*>;
+    { r.size() } -> std::convertible_to<std::size_t>;
+    { R::from_shape(std::declval<const typename R::shape_type&>()) } -> std::convertible_to<R>;
+} && mpi_arithmetic<typename R::value_type>;
+
+/// How a value of R travels as raw elements; `raw` is false where it needs serialization.
+template <class R>
+struct raw_codec {
+    static constexpr bool raw = false;
+};
+
+template <mpi_arithmetic R>
+struct raw_codec<R> {
+    static constexpr bool raw = true;
+    using element = R;
+    static void header(const R&, std::vector<std::uint64_t>&) {}
+    static std::span<const R> elements(const R& r) { return {&r, 1}; }
+    static R decode(const std::uint64_t*&, const R*& data) { return *data++; }
+};
+
+template <raw_vector R>
+struct raw_codec<R> {
+    static constexpr bool raw = true;
+    using element = typename R::value_type;
+    static void header(const R& r, std::vector<std::uint64_t>& h) { h.push_back(r.size()); }
+    static std::span<const element> elements(const R& r) { return {r.data(), r.size()}; }
+    static R decode(const std::uint64_t*& h, const element*& data) {
+        const std::size_t len = static_cast<std::size_t>(*h++);
+        R out(data, data + len);
+        data += len;
+        return out;
+    }
+};
+
+template <raw_tensor R>
+struct raw_codec<R> {
+    static constexpr bool raw = true;
+    using element = typename R::value_type;
+    static void header(const R& r, std::vector<std::uint64_t>& h) {
+        const auto& shape = r.shape();
+        h.push_back(static_cast<std::uint64_t>(std::size(shape)));
+        for (const auto extent : shape) h.push_back(static_cast<std::uint64_t>(extent));
+    }
+    static std::span<const element> elements(const R& r) { return {r.data(), static_cast<std::size_t>(r.size())}; }
+    static R decode(const std::uint64_t*& h, const element*& data) {
+        const std::size_t dims = static_cast<std::size_t>(*h++);
+        typename R::shape_type shape{};
+        if constexpr (requires { shape.resize(dims); }) shape.resize(dims);
+        if (std::size(shape) != dims) {
+            throw std::runtime_error("[chunkwise.mpi] a tensor of rank " + std::to_string(dims) +
+                                     " arrived for a result type of rank " + std::to_string(std::size(shape)));
+        }
+        std::size_t count = 1;
+        for (std::size_t d = 0; d < dims; ++d) {
+            shape[d] = static_cast<typename R::shape_type::value_type>(h[d]);
+            count *= static_cast<std::size_t>(h[d]);
+        }
+        h += dims;
+        R out = R::from_shape(shape);
+        std::copy(data, data + count, out.data());
+        data += count;
+        return out;
+    }
+};
+
+template <class T>
+MPI_Datatype mpi_type() {
+    return boost::mpi::get_mpi_datatype<T>(T{});
+}
+
+inline void check_mpi(int rc, const char* what) {
+    if (rc != MPI_SUCCESS) {
+        char text[MPI_MAX_ERROR_STRING];
+        int len = 0;
+        MPI_Error_string(rc, text, &len);
+        throw std::runtime_error(std::string("[chunkwise.mpi] ") + what + " failed: " + std::string(text, len));
+    }
+}
+
+/// Concatenation of every rank's `mine` on `root` in rank order (empty elsewhere); `counts`
+/// receives each rank's element count on root. Collective.
+template <class T>
+std::vector<T> gather_raw(const boost::mpi::communicator& comm, std::span<const T> mine, int root,
+                          std::vector<std::uint64_t>& counts) {
+    const int size = comm.size();
+    const int rank = comm.rank();
+    const std::uint64_t my_count = mine.size();
+    counts.assign(rank == root ? static_cast<std::size_t>(size) : 0, 0);
+    check_mpi(MPI_Gather(&my_count, 1, mpi_type<std::uint64_t>(), counts.data(), 1, mpi_type<std::uint64_t>(),
+                         root, comm),
+              "MPI_Gather of counts");
+    // Everyone learns whether the total fits one Gatherv (int counts and displacements).
+    std::uint64_t total = 0;
+    for (std::uint64_t c : counts) total += c;
+    check_mpi(MPI_Bcast(&total, 1, mpi_type<std::uint64_t>(), root, comm), "MPI_Bcast of the total");
+    const std::size_t limit_elems = std::max<std::size_t>(1, max_message_bytes / sizeof(T));
+
+    std::vector<T> out(rank == root ? static_cast<std::size_t>(total) : 0);
+    if (total <= limit_elems) {
+        std::vector<int> icounts, displs;
+        if (rank == root) {
+            icounts.resize(static_cast<std::size_t>(size));
+            displs.resize(static_cast<std::size_t>(size));
+            int pos = 0;
+            for (int r = 0; r < size; ++r) {
+                icounts[static_cast<std::size_t>(r)] = static_cast<int>(counts[static_cast<std::size_t>(r)]);
+                displs[static_cast<std::size_t>(r)] = pos;
+                pos += icounts[static_cast<std::size_t>(r)];
+            }
+        }
+        check_mpi(MPI_Gatherv(mine.data(), static_cast<int>(mine.size()), mpi_type<T>(), out.data(), icounts.data(),
+                              displs.data(), mpi_type<T>(), root, comm),
+                  "MPI_Gatherv");
+        return out;
+    }
+    // Too large for int counts: each rank sends pieces of at most limit_elems to root in turn.
+    constexpr int tag = 0x6377;  // "cw"
+    if (rank == root) {
+        std::size_t pos = 0;
+        for (int r = 0; r < size; ++r) {
+            const std::size_t n = static_cast<std::size_t>(counts[static_cast<std::size_t>(r)]);
+            if (r == root) {
+                std::copy(mine.begin(), mine.end(), out.begin() + static_cast<std::ptrdiff_t>(pos));
+            } else {
+                for (std::size_t off = 0; off < n; off += limit_elems) {
+                    const int piece = static_cast<int>(std::min(limit_elems, n - off));
+                    check_mpi(MPI_Recv(out.data() + pos + off, piece, mpi_type<T>(), r, tag, comm, MPI_STATUS_IGNORE),
+                              "MPI_Recv");
+                }
+            }
+            pos += n;
+        }
+    } else {
+        for (std::size_t off = 0; off < mine.size(); off += limit_elems) {
+            const int piece = static_cast<int>(std::min(limit_elems, mine.size() - off));
+            check_mpi(MPI_Send(mine.data() + off, piece, mpi_type<T>(), root, tag, comm), "MPI_Send");
+        }
+    }
+    return out;
+}
+
+/// Sends root's `buf` (resized elsewhere) to every rank, in pieces when large. Collective.
+template <class T>
+void broadcast_raw(const boost::mpi::communicator& comm, std::vector<T>& buf, int root) {
+    std::uint64_t n = buf.size();
+    check_mpi(MPI_Bcast(&n, 1, mpi_type<std::uint64_t>(), root, comm), "MPI_Bcast of a size");
+    buf.resize(static_cast<std::size_t>(n));
+    const std::size_t limit_elems = std::max<std::size_t>(1, max_message_bytes / sizeof(T));
+    for (std::size_t off = 0; off < buf.size(); off += limit_elems) {
+        const int piece = static_cast<int>(std::min(limit_elems, buf.size() - off));
+        check_mpi(MPI_Bcast(buf.data() + off, piece, mpi_type<T>(), root, comm), "MPI_Bcast");
+    }
+}
+
+/// Every rank's (key, value) pairs on root, concatenated in rank order; empty elsewhere.
+/// Collective.
+template <class R>
+std::vector<std::pair<std::uint64_t, R>> gather_keyed(const boost::mpi::communicator& comm,
+                                                      const std::vector<std::uint64_t>& keys, std::vector<R>& values,
+                                                      int root) {
+    std::vector<std::pair<std::uint64_t, R>> out;
+    if constexpr (raw_codec<R>::raw) {
+        using codec = raw_codec<R>;
+        using element = typename codec::element;
+        std::vector<std::uint64_t> header;
+        std::size_t n_elements = 0;
+        for (const R& v : values) {
+            codec::header(v, header);
+            n_elements += codec::elements(v).size();
+        }
+        std::vector<element> flat;
+        flat.reserve(n_elements);
+        for (const R& v : values) {
+            const auto e = codec::elements(v);
+            flat.insert(flat.end(), e.begin(), e.end());
+        }
+        std::vector<std::uint64_t> counts;
+        const auto all_keys = gather_raw<std::uint64_t>(comm, keys, root, counts);
+        const auto all_headers = gather_raw<std::uint64_t>(comm, header, root, counts);
+        const auto all_data = gather_raw<element>(comm, flat, root, counts);
+        if (comm.rank() == root) {
+            out.reserve(all_keys.size());
+            const std::uint64_t* h = all_headers.data();
+            const element* d = all_data.data();
+            for (std::uint64_t key : all_keys) out.emplace_back(key, codec::decode(h, d));
+        }
+    } else {
+        std::vector<std::pair<std::uint64_t, R>> mine;
+        mine.reserve(keys.size());
+        for (std::size_t k = 0; k < keys.size(); ++k) mine.emplace_back(keys[k], std::move(values[k]));
+        std::vector<std::vector<std::pair<std::uint64_t, R>>> per_rank;
+        boost::mpi::gather(comm, mine, per_rank, root);
+        for (auto& part : per_rank) {
+            for (auto& kv : part) out.push_back(std::move(kv));
+        }
+    }
+    return out;
+}
+
+/// Root's values, in order, on every rank. Collective.
+template <class R>
+void broadcast_values(const boost::mpi::communicator& comm, std::vector<R>& values, int root) {
+    if constexpr (raw_codec<R>::raw) {
+        using codec = raw_codec<R>;
+        using element = typename codec::element;
+        std::vector<std::uint64_t> header;
+        std::vector<element> flat;
+        std::uint64_t count = values.size();
+        if (comm.rank() == root) {
+            for (const R& v : values) {
+                codec::header(v, header);
+                const auto e = codec::elements(v);
+                flat.insert(flat.end(), e.begin(), e.end());
+            }
+        }
+        check_mpi(MPI_Bcast(&count, 1, mpi_type<std::uint64_t>(), root, comm), "MPI_Bcast of a count");
+        broadcast_raw(comm, header, root);
+        broadcast_raw(comm, flat, root);
+        if (comm.rank() != root) {
+            values.clear();
+            values.reserve(static_cast<std::size_t>(count));
+            const std::uint64_t* h = header.data();
+            const element* d = flat.data();
+            for (std::uint64_t i = 0; i < count; ++i) values.push_back(codec::decode(h, d));
+        }
+    } else {
+        boost::mpi::broadcast(comm, values, root);
+    }
+}
+
+}  // namespace chunkwise::detail

@@ -1,0 +1,360 @@
+#pragma once
+/// \file
+/// `mpi_policy` and `hybrid_policy`: blocks across MPI ranks (Boost.MPI), optionally on a
+/// thread pool per rank. CMake component `mpi` (target chunkwise::mpi).
+///
+/// chunkwise never calls MPI_Init: create a `boost::mpi::environment` in main (with
+/// `boost::mpi::threading::funneled` for hybrid_policy). Only the thread that calls map_blocks,
+/// gather or reduce talks to MPI.
+
+#include <chunkwise/chunkwise.hpp>
+#include <chunkwise/detail/mpi_transfer.hpp>
+
+#include <boost/mpi/collectives.hpp>
+#include <boost/mpi/communicator.hpp>
+#include <mpi.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace chunkwise {
+
+/// How an MPI policy assigns blocks to ranks.
+enum class mpi_schedule {
+    contiguous,  ///< rank r gets the r-th of size() balanced contiguous runs of blocks (default)
+    dynamic,     ///< ranks take blocks on demand from a shared counter (MPI-3 fetch-and-add on
+                 ///< rank 0's memory); for blocks of uneven cost. Every rank computes.
+};
+
+namespace detail {
+
+inline void require_mpi(const char* who) {
+    int initialized = 0, finalized = 0;
+    MPI_Initialized(&initialized);
+    MPI_Finalized(&finalized);
+    if (!initialized || finalized) {
+        throw std::logic_error(std::string("[chunkwise.mpi] ") + who +
+                               ": MPI is not initialized; create a boost::mpi::environment in main first");
+    }
+}
+
+/// Adds `part` (one stretch of blocks run by the local executor) to `total`.
+inline void merge_exec(exec_result& total, exec_result&& part) {
+    if (total.stats.workers.size() < part.stats.workers.size()) total.stats.workers.resize(part.stats.workers.size());
+    for (std::size_t w = 0; w < part.stats.workers.size(); ++w) {
+        total.stats.workers[w].busy += part.stats.workers[w].busy;
+        total.stats.workers[w].read += part.stats.workers[w].read;
+        total.stats.workers[w].blocks += part.stats.workers[w].blocks;
+    }
+    for (failure_record& f : part.failures) total.failures.push_back(std::move(f));
+}
+
+/// The shared block counter of the dynamic schedule: one uint64 in rank 0's memory.
+class block_counter {
+public:
+    explicit block_counter(const boost::mpi::communicator& comm) : comm_(comm) {
+        const MPI_Aint bytes = comm.rank() == 0 ? static_cast<MPI_Aint>(sizeof(std::uint64_t)) : 0;
+        check_mpi(MPI_Win_allocate(bytes, sizeof(std::uint64_t), MPI_INFO_NULL, comm, &base_, &win_),
+                  "MPI_Win_allocate");
+        if (comm.rank() == 0) {
+            MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win_);
+            *base_ = 0;
+            MPI_Win_unlock(0, win_);
+        }
+        MPI_Barrier(comm);
+        MPI_Win_lock_all(MPI_MODE_NOCHECK, win_);
+    }
+    block_counter(const block_counter&) = delete;
+    block_counter& operator=(const block_counter&) = delete;
+    ~block_counter() {
+        MPI_Win_unlock_all(win_);
+        MPI_Win_free(&win_);  // collective
+    }
+
+    /// Adds `k` and returns the value before.
+    std::uint64_t fetch_add(std::uint64_t k) {
+        std::uint64_t before = 0;
+        check_mpi(MPI_Fetch_and_op(&k, &before, mpi_type<std::uint64_t>(), 0, 0, MPI_SUM, win_),
+                  "MPI_Fetch_and_op");
+        check_mpi(MPI_Win_flush(0, win_), "MPI_Win_flush");
+        return before;
+    }
+    /// Sets the counter to `v` so that no rank takes another block.
+    void exhaust(std::uint64_t v) {
+        std::uint64_t before = 0;
+        check_mpi(MPI_Fetch_and_op(&v, &before, mpi_type<std::uint64_t>(), 0, 0, MPI_REPLACE, win_),
+                  "MPI_Fetch_and_op");
+        check_mpi(MPI_Win_flush(0, win_), "MPI_Win_flush");
+    }
+
+private:
+    const boost::mpi::communicator& comm_;
+    std::uint64_t* base_ = nullptr;
+    MPI_Win win_ = MPI_WIN_NULL;
+};
+
+/// The MPI half shared by mpi_policy (Local = serial_policy) and hybrid_policy (thread_policy).
+template <class Local>
+class distributed_policy {
+public:
+    /// Ranks in the communicator.
+    [[nodiscard]] int size() const noexcept { return size_; }
+    /// This process's rank in the communicator.
+    [[nodiscard]] int rank() const noexcept { return rank_; }
+    /// True on rank 0, where gather and reduce deliver.
+    [[nodiscard]] bool is_root() const noexcept { return rank_ == 0; }
+    /// The communicator every collective of this policy uses.
+    [[nodiscard]] const boost::mpi::communicator& communicator() const noexcept { return comm_; }
+    /// How blocks are assigned to ranks.
+    [[nodiscard]] mpi_schedule schedule() const noexcept { return schedule_; }
+
+    /// Library detail: runs this rank's blocks, then agrees on failures with every rank
+    /// (collective): under fail_fast every rank reports the same lowest failing block.
+    template <class Body>
+    exec_result execute(std::size_t n, Body& body, error_mode mode) {
+        check_same_count(n);
+        exec_result r;
+        const auto t0 = clock::now();
+        if (schedule_ == mpi_schedule::contiguous) {
+            const auto [first, last] = share(n, rank_);
+            r = local_.execute_range(first, last, body, mode, rank_);
+        } else {
+            r.stats.workers.resize(local_.workers());
+            block_counter counter(comm_);
+            const std::uint64_t batch = local_.workers();
+            for (;;) {
+                const std::uint64_t start = counter.fetch_add(batch);
+                if (start >= n) break;
+                const std::size_t stop = static_cast<std::size_t>(std::min<std::uint64_t>(start + batch, n));
+                exec_result part = local_.execute_range(static_cast<std::size_t>(start), stop, body, mode, rank_);
+                const bool failed = !part.failures.empty();
+                merge_exec(r, std::move(part));
+                if (failed && mode == error_mode::fail_fast) {
+                    counter.exhaust(n);  // no rank takes another block
+                    break;
+                }
+            }
+        }
+        r.stats.rank = rank_;
+        sort_failures(r.failures);
+        finish_stats(r.stats, seconds_since(t0));
+        if (mode == error_mode::fail_fast) agree_on_failure(r);
+        return r;
+    }
+
+    /// Library detail: every result in block order on root, empty elsewhere. Collective.
+    template <class R>
+    std::vector<R> gather_results(partial_results<R>& results) {
+        std::vector<std::uint64_t> keys(results.indices().begin(), results.indices().end());
+        auto pairs = gather_keyed(comm_, keys, results.values(), 0);
+        std::vector<R> out;
+        if (rank_ == 0) {
+            if (!std::is_sorted(pairs.begin(), pairs.end(),
+                                [](const auto& a, const auto& b) { return a.first < b.first; })) {
+                std::sort(pairs.begin(), pairs.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+            }
+            out.reserve(pairs.size());
+            for (auto& kv : pairs) out.push_back(std::move(kv.second));
+        }
+        return out;
+    }
+
+    /// Library detail: gather_results, then the same vector on every rank. Collective.
+    template <class R>
+    std::vector<R> all_gather_results(partial_results<R>& results) {
+        std::vector<R> out = gather_results(results);
+        broadcast_values(comm_, out, 0);
+        return out;
+    }
+
+    /// Library detail: the fixed-tree reduction's value on root (nullopt elsewhere). Each rank
+    /// reduces the complete subtrees it holds; root combines those nodes in block order, so the
+    /// operands are those of the serial tree. Collective.
+    template <class R, class Op>
+    std::optional<R> reduce_results(partial_results<R>& results, Op& op) {
+        static_assert(std::is_default_constructible_v<R>,
+                      "chunkwise::reduce under MPI: the result type must be default-constructible (ranks other "
+                      "than the root return R{})");
+        std::vector<tree_node<R>> nodes = local_tree_nodes(results, op, {});
+        // A node travels as key = start * 64 + level; nodes without a value as keys alone.
+        std::vector<std::uint64_t> keys, empty_keys;
+        std::vector<R> values;
+        for (tree_node<R>& node : nodes) {
+            const std::uint64_t key = static_cast<std::uint64_t>(node.start()) * 64 + node.level;
+            if (node.value) {
+                keys.push_back(key);
+                values.push_back(std::move(*node.value));
+            } else {
+                empty_keys.push_back(key);
+            }
+        }
+        auto pairs = gather_keyed(comm_, keys, values, 0);
+        std::vector<std::uint64_t> empty_counts;
+        const auto all_empty = gather_raw<std::uint64_t>(comm_, empty_keys, 0, empty_counts);
+        if (rank_ != 0) return std::nullopt;
+
+        std::vector<tree_node<R>> all;
+        all.reserve(pairs.size() + all_empty.size());
+        for (auto& kv : pairs) {
+            const auto level = static_cast<unsigned>(kv.first % 64);
+            all.push_back(tree_node<R>{level, static_cast<std::size_t>(kv.first / 64) >> level, std::move(kv.second)});
+        }
+        for (std::uint64_t key : all_empty) {
+            const auto level = static_cast<unsigned>(key % 64);
+            all.push_back(tree_node<R>{level, static_cast<std::size_t>(key / 64) >> level, std::nullopt});
+        }
+        std::sort(all.begin(), all.end(), [](const tree_node<R>& a, const tree_node<R>& b) {
+            return a.start() < b.start();
+        });
+        return finish_tree(results.total_blocks(), all, op);
+    }
+
+    /// Library detail: root's value on every rank. Collective.
+    template <class R>
+    void broadcast_value(R& value) {
+        std::vector<R> one;
+        if (rank_ == 0) one.push_back(std::move(value));
+        broadcast_values(comm_, one, 0);
+        value = std::move(one.front());
+    }
+
+protected:
+    distributed_policy(boost::mpi::communicator comm, mpi_schedule schedule, Local local, const char* who)
+        : comm_((require_mpi(who), std::move(comm))),
+          rank_(comm_.rank()),
+          size_(comm_.size()),
+          schedule_(schedule),
+          local_(std::move(local)) {}
+
+    Local& local() noexcept { return local_; }
+    const Local& local() const noexcept { return local_; }
+
+private:
+    // Rank r's contiguous run of blocks: the r-th of min(size, n) balanced runs.
+    [[nodiscard]] std::pair<std::size_t, std::size_t> share(std::size_t n, int r) const {
+        const std::size_t ranks = static_cast<std::size_t>(size_);
+        const std::size_t k = n < ranks ? n : ranks;
+        const std::size_t ur = static_cast<std::size_t>(r);
+        if (ur >= k) return {n, n};
+        const std::size_t base = n / k, extra = n % k;
+        const std::size_t first = ur * base + std::min(ur, extra);
+        return {first, first + base + (ur < extra ? 1 : 0)};
+    }
+
+    // Every rank must call map_blocks with the same number of blocks.
+    void check_same_count(std::size_t n) {
+        long long mine[2] = {static_cast<long long>(n), -static_cast<long long>(n)};
+        long long both[2] = {0, 0};
+        check_mpi(MPI_Allreduce(mine, both, 2, MPI_LONG_LONG, MPI_MIN, comm_), "MPI_Allreduce");
+        if (both[0] != -both[1]) {
+            throw std::invalid_argument("[chunkwise.mpi] map_blocks was called with different numbers of blocks on "
+                                        "different ranks: between " +
+                                        std::to_string(both[0]) + " and " + std::to_string(-both[1]) +
+                                        " (this rank: " + std::to_string(n) + ")");
+        }
+    }
+
+    // Every rank learns the lowest failing block, its rank and its message. Collective.
+    void agree_on_failure(exec_result& r) {
+        struct {
+            long index;
+            int rank;
+        } mine{LONG_MAX, rank_}, lowest{LONG_MAX, 0};
+        if (!r.failures.empty()) mine.index = static_cast<long>(r.failures.front().index);
+        check_mpi(MPI_Allreduce(&mine, &lowest, 1, MPI_LONG_INT, MPI_MINLOC, comm_), "MPI_Allreduce");
+        if (lowest.index == LONG_MAX) return;
+        std::string message;
+        std::exception_ptr error;
+        if (lowest.rank == rank_) {
+            message = r.failures.front().message;
+            error = r.failures.front().error;
+        }
+        boost::mpi::broadcast(comm_, message, lowest.rank);
+        r.failures.assign(1, failure_record{static_cast<std::size_t>(lowest.index), lowest.rank, std::move(message),
+                                            std::move(error)});
+    }
+
+    boost::mpi::communicator comm_;
+    int rank_;
+    int size_;
+    mpi_schedule schedule_;
+    Local local_;
+};
+
+}  // namespace detail
+
+/// Runs blocks across the ranks of a communicator, one block at a time per rank.
+///
+/// `map_blocks` is collective: every rank calls it with the same blocks and runs its own share
+/// (contiguous by default, on demand with mpi_schedule::dynamic). A failing block makes every rank
+/// throw the same block_error. `gather` delivers all results in block order on rank 0 (arithmetic
+/// values, vectors of them and xtensor arrays as raw MPI_Gatherv buffers, other types through
+/// Boost.Serialization); `reduce` delivers the serial tree's bits on rank 0.
+class mpi_policy : public detail::distributed_policy<serial_policy> {
+public:
+    /// \param comm the ranks that share the work (default: MPI_COMM_WORLD)
+    /// \param schedule how blocks are assigned to ranks
+    /// \throws std::logic_error if MPI is not initialized
+    explicit mpi_policy(boost::mpi::communicator comm = {}, mpi_schedule schedule = mpi_schedule::contiguous)
+        : distributed_policy(std::move(comm), schedule, serial_policy{}, "mpi_policy") {}
+
+    /// Blocks run at once over all ranks: one per rank.
+    [[nodiscard]] std::size_t workers() const noexcept { return static_cast<std::size_t>(size()); }
+};
+
+/// Runs blocks across the ranks of a communicator and, within each rank, on its own thread pool.
+///
+/// As mpi_policy, but each rank runs its share on a thread_policy of `threads_per_rank` workers.
+/// Only the thread that calls map_blocks talks to MPI (MPI_THREAD_FUNNELED suffices).
+class hybrid_policy : public detail::distributed_policy<thread_policy> {
+public:
+    /// \param comm the ranks that share the work
+    /// \param threads_per_rank blocks each rank runs at once, its calling thread included
+    /// \param schedule how blocks are assigned to ranks; under dynamic, a rank takes
+    ///        threads_per_rank blocks at a time
+    /// \throws std::logic_error if MPI is not initialized, or initialized below
+    ///         MPI_THREAD_FUNNELED, or if this is not the thread that initialized MPI;
+    ///         std::invalid_argument if threads_per_rank is 0
+    hybrid_policy(boost::mpi::communicator comm, std::size_t threads_per_rank,
+                  mpi_schedule schedule = mpi_schedule::contiguous)
+        : distributed_policy(std::move(comm), schedule, make_pool(threads_per_rank), "hybrid_policy") {}
+
+    /// Blocks run at once over all ranks: ranks times threads per rank.
+    [[nodiscard]] std::size_t workers() const noexcept {
+        return static_cast<std::size_t>(size()) * local().workers();
+    }
+    /// Blocks each rank runs at once.
+    [[nodiscard]] std::size_t threads_per_rank() const noexcept { return local().workers(); }
+
+private:
+    static thread_policy make_pool(std::size_t threads) {
+        detail::require_mpi("hybrid_policy");
+        int provided = MPI_THREAD_SINGLE, is_main = 0;
+        MPI_Query_thread(&provided);
+        MPI_Is_thread_main(&is_main);
+        if (provided < MPI_THREAD_FUNNELED) {
+            throw std::logic_error(
+                "[chunkwise.mpi] hybrid_policy needs MPI initialized with at least MPI_THREAD_FUNNELED: create "
+                "boost::mpi::environment env(argc, argv, boost::mpi::threading::funneled) in main");
+        }
+        if (provided == MPI_THREAD_FUNNELED && !is_main) {
+            throw std::logic_error(
+                "[chunkwise.mpi] hybrid_policy must be created and used on the thread that initialized MPI "
+                "(MPI_THREAD_FUNNELED)");
+        }
+        if (threads == 0) {
+            throw std::invalid_argument("[chunkwise.mpi] hybrid_policy: threads_per_rank must be at least 1, got 0");
+        }
+        return thread_policy(threads);
+    }
+};
+
+}  // namespace chunkwise
