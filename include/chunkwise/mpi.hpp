@@ -153,14 +153,31 @@ public:
     /// Library detail: every result in block order on root, empty elsewhere. Collective.
     template <class R>
     std::vector<R> gather_results(partial_results<R>& results) {
+        // Under the contiguous schedule with nothing missing, rank order is block order and the
+        // indices need not travel.
+        int in_order = 0;
+        if (schedule_ == mpi_schedule::contiguous) {
+            const auto [first, last] = share(results.total_blocks(), rank_);
+            const auto& idx = results.indices();
+            in_order = idx.size() == last - first && (idx.empty() || (idx.front() == first && idx.back() == last - 1));
+        }
+        int all_in_order = 0;
+        check_mpi(MPI_Allreduce(&in_order, &all_in_order, 1, MPI_INT, MPI_LAND, comm_), "MPI_Allreduce");
+        if (all_in_order) {
+            std::vector<std::uint64_t> counts(static_cast<std::size_t>(size_));
+            for (int r = 0; r < size_; ++r) {
+                const auto [first, last] = share(results.total_blocks(), r);
+                counts[static_cast<std::size_t>(r)] = last - first;
+            }
+            return gather_values(comm_, results.values(), 0, &counts);
+        }
+
         std::vector<std::uint64_t> keys(results.indices().begin(), results.indices().end());
         auto pairs = gather_keyed(comm_, keys, results.values(), 0);
         std::vector<R> out;
         if (rank_ == 0) {
-            if (!std::is_sorted(pairs.begin(), pairs.end(),
-                                [](const auto& a, const auto& b) { return a.first < b.first; })) {
-                std::sort(pairs.begin(), pairs.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-            }
+            auto by_key = [](const auto& a, const auto& b) { return a.first < b.first; };
+            if (!std::is_sorted(pairs.begin(), pairs.end(), by_key)) std::sort(pairs.begin(), pairs.end(), by_key);
             out.reserve(pairs.size());
             for (auto& kv : pairs) out.push_back(std::move(kv.second));
         }

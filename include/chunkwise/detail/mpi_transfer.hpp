@@ -22,6 +22,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -67,6 +68,7 @@ template <raw_vector R>
 struct raw_codec<R> {
     static constexpr bool raw = true;
     using element = typename R::value_type;
+    static constexpr std::size_t fixed_header = 1;  // header words per value
     static void header(const R& r, std::vector<std::uint64_t>& h) { h.push_back(r.size()); }
     static std::span<const element> elements(const R& r) { return {r.data(), r.size()}; }
     static R decode(const std::uint64_t*& h, const element*& data) {
@@ -75,12 +77,24 @@ struct raw_codec<R> {
         data += len;
         return out;
     }
+    /// A value of the size the header says, to receive elements into.
+    static R make(const std::uint64_t*& h) { return R(static_cast<std::size_t>(*h++)); }
+    static void skip(const std::uint64_t*& h) { ++h; }
+    static element* data(R& r) { return r.data(); }
 };
 
 template <raw_tensor R>
 struct raw_codec<R> {
     static constexpr bool raw = true;
     using element = typename R::value_type;
+    // Header words per value where the rank is part of the type (xtensor<T, N>), else 0.
+    static constexpr std::size_t fixed_header = [] {
+        if constexpr (requires { std::tuple_size<typename R::shape_type>::value; }) {
+            return 1 + std::tuple_size<typename R::shape_type>::value;
+        } else {
+            return std::size_t{0};
+        }
+    }();
     static void header(const R& r, std::vector<std::uint64_t>& h) {
         const auto& shape = r.shape();
         h.push_back(static_cast<std::uint64_t>(std::size(shape)));
@@ -106,6 +120,21 @@ struct raw_codec<R> {
         data += count;
         return out;
     }
+    /// A value of the shape the header says, to receive elements into.
+    static R make(const std::uint64_t*& h) {
+        const std::size_t dims = static_cast<std::size_t>(*h++);
+        typename R::shape_type shape{};
+        if constexpr (requires { shape.resize(dims); }) shape.resize(dims);
+        if (std::size(shape) != dims) {
+            throw std::runtime_error("[chunkwise.mpi] a tensor of rank " + std::to_string(dims) +
+                                     " arrived for a result type of rank " + std::to_string(std::size(shape)));
+        }
+        for (std::size_t d = 0; d < dims; ++d) shape[d] = static_cast<typename R::shape_type::value_type>(h[d]);
+        h += dims;
+        return R::from_shape(shape);
+    }
+    static void skip(const std::uint64_t*& h) { h += 1 + *h; }
+    static element* data(R& r) { return r.data(); }
 };
 
 template <class T>
@@ -123,21 +152,27 @@ inline void check_mpi(int rc, const char* what) {
 }
 
 /// Concatenation of every rank's `mine` on `root` in rank order (empty elsewhere); `counts`
-/// receives each rank's element count on root. Collective.
+/// receives each rank's element count on root. Where every rank already knows every rank's count,
+/// pass them as `known` (same on all ranks) to save two collectives. Collective.
 template <class T>
 std::vector<T> gather_raw(const boost::mpi::communicator& comm, std::span<const T> mine, int root,
-                          std::vector<std::uint64_t>& counts) {
+                          std::vector<std::uint64_t>& counts, const std::vector<std::uint64_t>* known = nullptr) {
     const int size = comm.size();
     const int rank = comm.rank();
-    const std::uint64_t my_count = mine.size();
-    counts.assign(rank == root ? static_cast<std::size_t>(size) : 0, 0);
-    check_mpi(MPI_Gather(&my_count, 1, mpi_type<std::uint64_t>(), counts.data(), 1, mpi_type<std::uint64_t>(),
-                         root, comm),
-              "MPI_Gather of counts");
-    // Everyone learns whether the total fits one Gatherv (int counts and displacements).
     std::uint64_t total = 0;
-    for (std::uint64_t c : counts) total += c;
-    check_mpi(MPI_Bcast(&total, 1, mpi_type<std::uint64_t>(), root, comm), "MPI_Bcast of the total");
+    if (known != nullptr) {
+        counts = rank == root ? *known : std::vector<std::uint64_t>();
+        for (std::uint64_t c : *known) total += c;
+    } else {
+        const std::uint64_t my_count = mine.size();
+        counts.assign(rank == root ? static_cast<std::size_t>(size) : 0, 0);
+        check_mpi(MPI_Gather(&my_count, 1, mpi_type<std::uint64_t>(), counts.data(), 1, mpi_type<std::uint64_t>(),
+                             root, comm),
+                  "MPI_Gather of counts");
+        // Everyone learns whether the total fits one Gatherv (int counts and displacements).
+        for (std::uint64_t c : counts) total += c;
+        check_mpi(MPI_Bcast(&total, 1, mpi_type<std::uint64_t>(), root, comm), "MPI_Bcast of the total");
+    }
     const std::size_t limit_elems = std::max<std::size_t>(1, max_message_bytes / sizeof(T));
 
     std::vector<T> out(rank == root ? static_cast<std::size_t>(total) : 0);
@@ -197,47 +232,136 @@ void broadcast_raw(const boost::mpi::communicator& comm, std::vector<T>& buf, in
     }
 }
 
+/// Every rank's values on root, concatenated in rank order; empty elsewhere. Collective.
+/// Raw types are sent without copying where a rank holds one value (or arithmetic values), and
+/// arithmetic values arrive without a decoding copy.
+template <class R>
+std::vector<R> gather_values(const boost::mpi::communicator& comm, std::vector<R>& values, int root,
+                             const std::vector<std::uint64_t>* known_counts = nullptr) {
+    std::vector<R> out;
+    if constexpr (mpi_arithmetic<R>) {
+        std::vector<std::uint64_t> counts;
+        out = gather_raw<R>(comm, values, root, counts, known_counts);
+    } else if constexpr (raw_codec<R>::raw) {
+        // Headers (sizes, shapes) first; root then allocates every value and receives each
+        // rank's elements straight into it where that rank holds one value (the common case of
+        // one block per rank), else into a buffer it splits. Root's own values are moved.
+        using codec = raw_codec<R>;
+        using element = typename codec::element;
+        const int size = comm.size(), rank = comm.rank();
+        std::vector<std::uint64_t> header;
+        for (const R& v : values) codec::header(v, header);
+        std::vector<std::uint64_t> header_counts, value_counts;
+        if (known_counts != nullptr) {
+            value_counts = *known_counts;
+        } else {
+            const std::uint64_t my_values = values.size();
+            value_counts.assign(rank == root ? static_cast<std::size_t>(size) : 0, 0);
+            check_mpi(MPI_Gather(&my_values, 1, mpi_type<std::uint64_t>(), value_counts.data(), 1,
+                                 mpi_type<std::uint64_t>(), root, comm),
+                      "MPI_Gather of value counts");
+        }
+        std::vector<std::uint64_t> known_header_counts;
+        if (known_counts != nullptr && codec::fixed_header > 0) {
+            for (std::uint64_t c : *known_counts) known_header_counts.push_back(c * codec::fixed_header);
+        }
+        const auto all_headers = gather_raw<std::uint64_t>(comm, header, root, header_counts,
+                                                           known_header_counts.empty() ? nullptr : &known_header_counts);
+        const std::size_t limit_elems = std::max<std::size_t>(1, max_message_bytes / sizeof(element));
+        constexpr int tag = 0x6378;
+        if (rank == root) {
+            const std::uint64_t* h = all_headers.data();
+            std::vector<MPI_Request> requests;
+            std::vector<std::vector<element>> buffers(static_cast<std::size_t>(size));
+            std::vector<std::pair<std::size_t, std::size_t>> spans(static_cast<std::size_t>(size));  // values of r
+            for (int r = 0; r < size; ++r) {
+                const std::size_t count = static_cast<std::size_t>(value_counts[static_cast<std::size_t>(r)]);
+                spans[static_cast<std::size_t>(r)] = {out.size(), count};
+                if (r == root) {
+                    for (std::size_t k = 0; k < count; ++k) {
+                        codec::skip(h);
+                        out.push_back(std::move(values[k]));
+                    }
+                    continue;
+                }
+                std::size_t elements = 0;
+                for (std::size_t k = 0; k < count; ++k) {
+                    out.push_back(codec::make(h));
+                    elements += codec::elements(out.back()).size();
+                }
+                element* dest = nullptr;
+                if (count == 1) {
+                    dest = codec::data(out.back());
+                } else {
+                    buffers[static_cast<std::size_t>(r)].resize(elements);
+                    dest = buffers[static_cast<std::size_t>(r)].data();
+                }
+                for (std::size_t off = 0; off < elements; off += limit_elems) {
+                    MPI_Request req;
+                    check_mpi(MPI_Irecv(dest + off, static_cast<int>(std::min(limit_elems, elements - off)),
+                                        mpi_type<element>(), r, tag, comm, &req),
+                              "MPI_Irecv");
+                    requests.push_back(req);
+                }
+            }
+            check_mpi(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE),
+                      "MPI_Waitall");
+            for (int r = 0; r < size; ++r) {
+                const auto& buffer = buffers[static_cast<std::size_t>(r)];
+                if (buffer.empty()) continue;
+                const element* d = buffer.data();
+                const auto [first, count] = spans[static_cast<std::size_t>(r)];
+                for (std::size_t k = first; k < first + count; ++k) {
+                    const std::size_t len = codec::elements(out[k]).size();
+                    std::copy(d, d + len, codec::data(out[k]));
+                    d += len;
+                }
+            }
+        } else {
+            std::vector<element> flat;
+            std::span<const element> send;
+            if (values.size() == 1) {
+                send = codec::elements(values.front());
+            } else {
+                for (const R& v : values) {
+                    const auto e = codec::elements(v);
+                    flat.insert(flat.end(), e.begin(), e.end());
+                }
+                send = flat;
+            }
+            for (std::size_t off = 0; off < send.size(); off += limit_elems) {
+                check_mpi(MPI_Send(send.data() + off, static_cast<int>(std::min(limit_elems, send.size() - off)),
+                                   mpi_type<element>(), root, tag, comm),
+                          "MPI_Send");
+            }
+        }
+    } else {
+        std::vector<std::vector<R>> per_rank;
+        boost::mpi::gather(comm, values, per_rank, root);
+        for (auto& part : per_rank) {
+            for (auto& v : part) out.push_back(std::move(v));
+        }
+    }
+    return out;
+}
+
 /// Every rank's (key, value) pairs on root, concatenated in rank order; empty elsewhere.
 /// Collective.
 template <class R>
 std::vector<std::pair<std::uint64_t, R>> gather_keyed(const boost::mpi::communicator& comm,
                                                       const std::vector<std::uint64_t>& keys, std::vector<R>& values,
                                                       int root) {
+    std::vector<std::uint64_t> counts;
+    const auto all_keys = gather_raw<std::uint64_t>(comm, keys, root, counts);
+    std::vector<R> all_values = gather_values(comm, values, root);
     std::vector<std::pair<std::uint64_t, R>> out;
-    if constexpr (raw_codec<R>::raw) {
-        using codec = raw_codec<R>;
-        using element = typename codec::element;
-        std::vector<std::uint64_t> header;
-        std::size_t n_elements = 0;
-        for (const R& v : values) {
-            codec::header(v, header);
-            n_elements += codec::elements(v).size();
+    if (comm.rank() == root) {
+        if (all_keys.size() != all_values.size()) {
+            throw std::logic_error("[chunkwise.mpi] gathered " + std::to_string(all_keys.size()) + " keys but " +
+                                   std::to_string(all_values.size()) + " values");
         }
-        std::vector<element> flat;
-        flat.reserve(n_elements);
-        for (const R& v : values) {
-            const auto e = codec::elements(v);
-            flat.insert(flat.end(), e.begin(), e.end());
-        }
-        std::vector<std::uint64_t> counts;
-        const auto all_keys = gather_raw<std::uint64_t>(comm, keys, root, counts);
-        const auto all_headers = gather_raw<std::uint64_t>(comm, header, root, counts);
-        const auto all_data = gather_raw<element>(comm, flat, root, counts);
-        if (comm.rank() == root) {
-            out.reserve(all_keys.size());
-            const std::uint64_t* h = all_headers.data();
-            const element* d = all_data.data();
-            for (std::uint64_t key : all_keys) out.emplace_back(key, codec::decode(h, d));
-        }
-    } else {
-        std::vector<std::pair<std::uint64_t, R>> mine;
-        mine.reserve(keys.size());
-        for (std::size_t k = 0; k < keys.size(); ++k) mine.emplace_back(keys[k], std::move(values[k]));
-        std::vector<std::vector<std::pair<std::uint64_t, R>>> per_rank;
-        boost::mpi::gather(comm, mine, per_rank, root);
-        for (auto& part : per_rank) {
-            for (auto& kv : part) out.push_back(std::move(kv));
-        }
+        out.reserve(all_keys.size());
+        for (std::size_t i = 0; i < all_keys.size(); ++i) out.emplace_back(all_keys[i], std::move(all_values[i]));
     }
     return out;
 }
