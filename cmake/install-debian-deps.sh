@@ -5,8 +5,8 @@
 # Uses sudo when not run as root. Installs nothing when everything is there.
 set -euo pipefail
 
-main_pkgs=(g++ cmake make)
-test_pkgs=("${main_pkgs[@]}" catch2 libbenchmark-dev libtbb-dev)
+main_pkgs=(g++ cmake make libopenmpi-dev openmpi-bin libboost-mpi-dev)
+test_pkgs=("${main_pkgs[@]}" catch2 libbenchmark-dev libtbb-dev libxtensor-dev)
 
 case "${1:-test}" in
   main) wanted=("${main_pkgs[@]}") ;;

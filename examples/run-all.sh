@@ -14,3 +14,7 @@ echo "=== 01-blocks: partition, map_blocks, gather ==="
 echo
 echo "=== 02-trajectory-rmsd: RMSD per frame of a generated trajectory, serial vs threads ==="
 "$bin/02-trajectory-rmsd" --frames 20000 --atoms 2000 --blocks 64
+echo
+echo "=== 03-mpi-rmsd: the same across 2 MPI ranks (mpi_policy, hybrid_policy), gathered on rank 0 ==="
+# build/release/chunkwise-mpiexec is mpiexec with the flags chunkwise's CMake chose (root, oversubscribe).
+build/release/chunkwise-mpiexec 2 "$bin/03-mpi-rmsd" --frames 20000 --atoms 2000 --blocks 2 --threads 1
