@@ -11,7 +11,7 @@ install(EXPORT chunkwiseTargets NAMESPACE chunkwise:: DESTINATION "${CHUNKWISE_C
 foreach(_comp IN LISTS CHUNKWISE_COMPONENTS)
   install(TARGETS chunkwise_${_comp} EXPORT chunkwise_${_comp}Targets)
   install(EXPORT chunkwise_${_comp}Targets NAMESPACE chunkwise:: DESTINATION "${CHUNKWISE_CMAKE_INSTALL_DIR}")
-  install(FILES "${PROJECT_SOURCE_DIR}/cmake/chunkwise-${_comp}-deps.cmake" DESTINATION "${CHUNKWISE_CMAKE_INSTALL_DIR}")
+  install(FILES "${PROJECT_BINARY_DIR}/chunkwise-${_comp}-deps.cmake" DESTINATION "${CHUNKWISE_CMAKE_INSTALL_DIR}")
 endforeach()
 
 configure_package_config_file(

@@ -1,0 +1,87 @@
+#pragma once
+// Internal: every HDF5 call chunkwise makes holds one process-wide mutex (Debian's parallel HDF5
+// build is not thread-safe at all; the serial build's own lock does not protect sequences of
+// calls), with HDF5's error printing silenced on the calling thread; and the innermost message of
+// HDF5's error stack, for h5::error.
+#include <hdf5.h>
+
+#include <mutex>
+#include <string>
+#include <utility>
+
+namespace chunkwise::h5::detail {
+
+inline std::recursive_mutex& library_mutex() {
+    static std::recursive_mutex m;
+    return m;
+}
+
+/// Holds the library mutex; silences HDF5's error printing on this thread (error stacks and
+/// their settings are per thread in thread-safe builds).
+class library_lock {
+public:
+    library_lock() : lock_(library_mutex()) {
+        thread_local bool silenced = false;
+        if (!silenced) {
+            H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+            silenced = true;
+        }
+    }
+
+private:
+    std::unique_lock<std::recursive_mutex> lock_;
+};
+
+/// HDF5's description of the last failure on this thread ("" if none). Call with the lock held.
+inline std::string last_error() {
+    std::string text;
+    H5Ewalk2(
+        H5E_DEFAULT, H5E_WALK_DOWNWARD,
+        [](unsigned n, const H5E_error2_t* e, void* data) -> herr_t {
+            auto* out = static_cast<std::string*>(data);
+            if (e->desc != nullptr && e->desc[0] != '\0') {
+                if (!out->empty()) *out += "; ";
+                *out += e->desc;
+            }
+            return n >= 2 ? -1 : 0;  // the three innermost messages are enough
+        },
+        &text);
+    H5Eclear2(H5E_DEFAULT);
+    return text;
+}
+
+/// An hid_t closed with its close function under the library lock.
+class handle {
+public:
+    using closer = herr_t (*)(hid_t);
+    handle() = default;
+    handle(hid_t id, closer close) noexcept : id_(id), close_(close) {}
+    handle(const handle&) = delete;
+    handle& operator=(const handle&) = delete;
+    handle(handle&& o) noexcept : id_(std::exchange(o.id_, H5I_INVALID_HID)), close_(o.close_) {}
+    handle& operator=(handle&& o) noexcept {
+        if (this != &o) {
+            reset();
+            id_ = std::exchange(o.id_, H5I_INVALID_HID);
+            close_ = o.close_;
+        }
+        return *this;
+    }
+    ~handle() { reset(); }
+
+    [[nodiscard]] hid_t get() const noexcept { return id_; }
+    [[nodiscard]] bool valid() const noexcept { return id_ >= 0; }
+    void reset() noexcept {
+        if (id_ >= 0 && close_ != nullptr) {
+            library_lock lock;
+            close_(id_);
+        }
+        id_ = H5I_INVALID_HID;
+    }
+
+private:
+    hid_t id_ = H5I_INVALID_HID;
+    closer close_ = nullptr;
+};
+
+}  // namespace chunkwise::h5::detail

@@ -1,0 +1,10 @@
+#pragma once
+// Internal: xtensor's containers, wherever this xtensor version keeps them (0.26 moved every
+// header, xtensor-stack/xtensor#2844).
+#if __has_include(<xtensor/containers/xtensor.hpp>)
+#include <xtensor/containers/xarray.hpp>
+#include <xtensor/containers/xtensor.hpp>
+#else
+#include <xtensor/xarray.hpp>
+#include <xtensor/xtensor.hpp>
+#endif

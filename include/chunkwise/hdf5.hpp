@@ -1,0 +1,10 @@
+#pragma once
+/// \file
+/// chunkwise's HDF5 layer (CMake component `hdf5`, target chunkwise::hdf5): `h5::dataset` reads
+/// rows in chunk-aligned blocks and decodes chunks in the calling thread; `h5::partition`,
+/// `h5::write`, `h5::layout_report`; every problem is an `h5::error`.
+
+#include <chunkwise/hdf5/dataset.hpp>
+#include <chunkwise/hdf5/error.hpp>
+#include <chunkwise/hdf5/layout.hpp>
+#include <chunkwise/hdf5/write.hpp>

@@ -1,0 +1,33 @@
+#pragma once
+/// \file
+/// `chunkwise::h5::error`: what every problem with an HDF5 file or dataset throws.
+
+#include <stdexcept>
+#include <string>
+
+namespace chunkwise::h5 {
+
+/// A problem with an HDF5 file or dataset: missing, wrong type or rank, corrupted, truncated.
+///
+/// `what()` reads "[chunkwise.h5] FILE:DATASET: what is wrong" and names the file and the dataset
+/// path; `file()` and `dataset()` give them apart.
+class error : public std::runtime_error {
+public:
+    /// \param file the file's path; \param dataset the dataset's path in it (may be empty);
+    /// \param message what is wrong
+    error(const std::string& file, const std::string& dataset, const std::string& message)
+        : std::runtime_error("[chunkwise.h5] " + file + (dataset.empty() ? "" : ":" + dataset) + ": " + message),
+          file_(file),
+          dataset_(dataset) {}
+
+    /// The file's path.
+    [[nodiscard]] const std::string& file() const noexcept { return file_; }
+    /// The dataset's path inside the file; empty when the problem is the file itself.
+    [[nodiscard]] const std::string& dataset() const noexcept { return dataset_; }
+
+private:
+    std::string file_;
+    std::string dataset_;
+};
+
+}  // namespace chunkwise::h5

@@ -1,0 +1,326 @@
+// chunkwise::h5: every block of every layout, filter, byte order and type equals H5Dread to the
+// bit; concurrent reads; chunk-aligned partitions; errors for every kind of bad input.
+#include "catch.hpp"
+#include "h5_files.hpp"
+
+#include <chunkwise/chunkwise.hpp>
+#include <chunkwise/hdf5.hpp>
+
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <string>
+#include <vector>
+
+using chunkwise::block;
+using chunkwise::parts;
+namespace h5 = chunkwise::h5;
+
+namespace {
+
+template <class T>
+bool same_bits(const T* a, const std::vector<T>& b) {
+    return b.empty() || std::memcmp(a, b.data(), b.size() * sizeof(T)) == 0;
+}
+
+template <class T>
+void check_all_blocks(const std::filesystem::path& file, const std::string& name, hid_t mem) {
+    h5::dataset ds(file, name);
+    for (std::size_t p : {1u, 3u, 7u}) {
+        for (const block& b : h5::partition(ds, parts{p})) {
+            INFO(name << " as " << typeid(T).name() << " rows [" << b.begin << ", " << b.end << ")");
+            const auto expect = test::h5dread_rows<T>(file, name, mem, b.begin, b.end);
+            const xt::xarray<T> got = ds.read<T>(b);
+            REQUIRE(got.size() == expect.size());
+            REQUIRE(same_bits(got.data(), expect));
+        }
+    }
+    // Blocks that cut through chunks too.
+    for (const block& b : chunkwise::partition(ds.shape()[0], parts{5})) {
+        const auto expect = test::h5dread_rows<T>(file, name, mem, b.begin, b.end);
+        std::vector<T> got(expect.size());
+        ds.read_into(b, std::span<T>(got));
+        REQUIRE(got == expect);
+    }
+}
+
+}  // namespace
+
+TEST_CASE("every layout, filter, type and rank reads as H5Dread does, to the bit", "[hdf5]") {
+    const auto dir = test::scratch("layouts");
+    const auto file = dir / "all.h5";
+    const std::vector<std::vector<hsize_t>> shapes{{37}, {23, 5}, {19, 6, 3}};
+    const std::vector<std::vector<hsize_t>> chunks{{8}, {4, 3}, {5, 4, 2}};  // partial edge chunks
+    for (const auto& layout : test::layouts()) {
+        for (const auto& type : test::types()) {
+            for (std::size_t r = 0; r < shapes.size(); ++r) {
+                const std::string name = "/" + layout.name + "/" + type.name + "/rank" + std::to_string(r + 1);
+                test::write_dataset(file, name, shapes[r], type, layout, chunks[r]);
+            }
+        }
+    }
+    for (const auto& layout : test::layouts()) {
+        for (const auto& type : test::types()) {
+            for (std::size_t r = 0; r < shapes.size(); ++r) {
+                const std::string name = "/" + layout.name + "/" + type.name + "/rank" + std::to_string(r + 1);
+                check_all_blocks<double>(file, name, H5T_NATIVE_DOUBLE);
+                check_all_blocks<float>(file, name, H5T_NATIVE_FLOAT);  // narrowing for some: H5Dread's rules
+                check_all_blocks<std::int64_t>(file, name, H5T_NATIVE_INT64);
+                check_all_blocks<std::int16_t>(file, name, H5T_NATIVE_INT16);
+            }
+        }
+    }
+    std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("metadata: shape, chunks, type, filters, and which reads decode in the worker", "[hdf5]") {
+    const auto dir = test::scratch("meta");
+    const auto file = dir / "m.h5";
+    test::write_dataset(file, "/a/b", {10, 4, 3}, test::types()[2], test::layouts()[2], {3, 4, 3});
+    test::write_dataset(file, "/c", {12}, test::types()[0], test::layouts()[0], {});
+    test::write_dataset(file, "/f", {12}, test::types()[0], test::layouts()[4], {4});
+    h5::dataset ds(file, "a/b");
+    REQUIRE(ds.shape() == std::vector<std::size_t>{10, 4, 3});
+    REQUIRE(ds.rank() == 3);
+    REQUIRE(ds.chunk_shape() == std::vector<std::size_t>{3, 4, 3});
+    REQUIRE(ds.type_name() == "32-bit float, big-endian");
+    REQUIRE(ds.element_size() == 4);
+    REQUIRE(ds.filters() == std::vector<std::string>{"shuffle", "deflate"});
+    REQUIRE(ds.path() == "/a/b");
+    REQUIRE(ds.decodes_in_worker<float>());
+    REQUIRE(ds.decodes_in_worker<double>());
+    REQUIRE_FALSE(ds.decodes_in_worker<std::int32_t>());  // float to int: H5Dread's conversion
+    h5::dataset c(file, "/c");
+    REQUIRE_FALSE(c.chunk_shape().has_value());
+    REQUIRE(c.decodes_in_worker<double>());
+    h5::dataset f(file, "/f");
+    REQUIRE(f.filters() == std::vector<std::string>{"fletcher32"});
+    REQUIRE_FALSE(f.decodes_in_worker<float>());  // fletcher32: falls back to H5Dread
+    h5::dataset copy = ds;                         // cheap copies share one open dataset
+    REQUIRE((copy.read<float, 3>(block{0, 2, 5}) == ds.read<float, 3>(block{0, 2, 5})));
+    std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("partition is chunk-aligned and balanced in whole chunks", "[hdf5]") {
+    const auto dir = test::scratch("partition");
+    const auto file = dir / "p.h5";
+    test::write_dataset(file, "/x", {103, 2}, test::types()[0], test::layouts()[1], {10, 2});
+    test::write_dataset(file, "/y", {103, 2}, test::types()[0], test::layouts()[0], {});
+    h5::dataset x(file, "/x");
+    const auto blocks = h5::partition(x, parts{4});
+    REQUIRE(blocks == chunkwise::partition(103, parts{4}, chunkwise::align{10}));
+    for (std::size_t i = 0; i + 1 < blocks.size(); ++i) REQUIRE(blocks[i].end % 10 == 0);
+    REQUIRE(h5::partition(x, parts{50}).size() == 11);  // never more blocks than chunks
+    REQUIRE(h5::partition(h5::dataset(file, "/y"), parts{4}) == chunkwise::partition(103, parts{4}));
+    std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("empty datasets read as empty arrays", "[hdf5]") {
+    const auto dir = test::scratch("empty");
+    const auto file = dir / "e.h5";
+    test::write_dataset(file, "/e", {0, 3}, test::types()[0], test::layouts()[0], {});
+    test::write_dataset(file, "/ec", {0, 3}, test::types()[0], test::layouts()[2], {4, 3});
+    for (const char* name : {"/e", "/ec"}) {
+        h5::dataset ds(file, name);
+        REQUIRE(ds.shape() == std::vector<std::size_t>{0, 3});
+        REQUIRE(h5::partition(ds, parts{4}).empty());
+        const auto a = ds.read<float, 2>(block{0, 0, 0});
+        REQUIRE(a.size() == 0);
+        REQUIRE(a.shape()[1] == 3);
+        REQUIRE(ds.read<double>(block{0, 0, 0}).size() == 0);
+    }
+    std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("four threads read at once and get what one thread gets", "[hdf5][threads]") {
+    const auto dir = test::scratch("threads");
+    const auto file = dir / "t.h5";
+    test::write_dataset(file, "/z", {200, 16, 3}, test::types()[0], test::layouts()[2], {4, 8, 3});
+    test::write_dataset(file, "/c", {200, 16, 3}, test::types()[1], test::layouts()[0], {});
+    test::write_dataset(file, "/s", {200, 16, 3}, test::types()[0], test::layouts()[5], {4, 8, 3});  // fallback
+    for (const char* name : {"/z", "/c", "/s"}) {
+        h5::dataset ds(file, name);
+        const auto blocks = h5::partition(ds, parts{50});
+        chunkwise::serial_policy serial;
+        chunkwise::thread_policy pool(4);
+        auto read = [&](const block& b) { return ds.read<double, 3>(b); };
+        const auto expect = chunkwise::gather(serial, chunkwise::map_blocks(serial, blocks, read));
+        for (int rep = 0; rep < 3; ++rep) {
+            auto partial = chunkwise::map_blocks(pool, blocks, read);
+            REQUIRE(partial.stats().total(&chunkwise::worker_stats::read) > 0);  // reads count as read time
+            REQUIRE(chunkwise::gather(pool, std::move(partial)) == expect);
+        }
+    }
+    std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("bad input gives h5::error naming file and dataset", "[hdf5][errors]") {
+    const auto dir = test::scratch("errors");
+    const auto file = dir / "bad.h5";
+    test::write_dataset(file, "/group/data", {10, 3}, test::types()[0], test::layouts()[1], {5, 3});
+    test::write_dataset(file, "/group/other", {4}, test::types()[3], test::layouts()[0], {});
+    {  // a string dataset and a compound dataset
+        hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+        hsize_t n = 2;
+        hid_t sp = H5Screate_simple(1, &n, nullptr);
+        hid_t st = H5Tcopy(H5T_C_S1);
+        H5Tset_size(st, 8);
+        hid_t d1 = H5Dcreate2(f, "/strings", st, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        hid_t ct = H5Tcreate(H5T_COMPOUND, 16);
+        H5Tinsert(ct, "a", 0, H5T_NATIVE_DOUBLE);
+        H5Tinsert(ct, "b", 8, H5T_NATIVE_DOUBLE);
+        hid_t d2 = H5Dcreate2(f, "/pairs", ct, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        H5Dclose(d1);
+        H5Dclose(d2);
+        H5Tclose(st);
+        H5Tclose(ct);
+        H5Sclose(sp);
+        H5Fclose(f);
+    }
+    const std::string f = file.string();
+    using Catch::Matchers::Contains;
+    auto open = [&](const std::filesystem::path& p, const std::string& name) { return h5::dataset(p, name); };
+
+    REQUIRE_THROWS_MATCHES(open(dir / "missing.h5", "/x"), h5::error,
+                           Catch::Matchers::Predicate<h5::error>([&](const h5::error& e) {
+                               return e.file() == (dir / "missing.h5").string() && e.dataset() == "/x" &&
+                                      std::string(e.what()).find("no such file") != std::string::npos;
+                           }));
+    REQUIRE_THROWS_WITH(open(file, "/group/nope"),
+                        Contains(f + ":/group/nope") && Contains("'nope' is not in group '/group', which holds data, other"));
+    REQUIRE_THROWS_WITH(open(file, "/nothing/here"), Contains("'nothing' is not in group '/'") && Contains("group"));
+    REQUIRE_THROWS_WITH(open(file, "/group"), Contains("is a group, not a dataset; it holds data, other"));
+    REQUIRE_THROWS_WITH(open(file, "/group/data/deeper"), Contains("'/group/data' is not a group"));
+    REQUIRE_THROWS_WITH(open(dir, "/x"), Contains("is a directory"));
+    {
+        std::ofstream(dir / "text.h5") << "this is not an HDF5 file\n";
+        REQUIRE_THROWS_WITH(open(dir / "text.h5", "/x"), Contains("cannot open as an HDF5 file"));
+    }
+    h5::dataset data(file, "/group/data");
+    REQUIRE_THROWS_WITH((data.read<float, 3>(block{0, 0, 2})),
+                        Contains(f + ":/group/data") && Contains("read<T, 3>: the dataset has rank 2 (shape (10, 3))"));
+    REQUIRE_THROWS_WITH(data.read<float>(block{0, 5, 11}), Contains("rows [5, 11) are outside axis 0 of extent 10"));
+    std::vector<float> small(5);
+    REQUIRE_THROWS_WITH(data.read_into(block{0, 0, 2}, std::span<float>(small)),
+                        Contains("the buffer holds 5 values, rows [0, 2) need 6"));
+    h5::dataset strings(file, "/strings");
+    REQUIRE_THROWS_WITH(strings.read<double>(block{0, 0, 1}), Contains("holds string values, which do not convert"));
+    h5::dataset pairs(file, "/pairs");
+    REQUIRE_THROWS_WITH(pairs.read<double>(block{0, 0, 1}), Contains("holds compound values"));
+    REQUIRE_THROWS_AS(data.read<float>(block{0, 5, 11}), std::runtime_error);  // h5::error is a runtime_error
+    std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("truncated and corrupted files give h5::error, never a crash or wrong data", "[hdf5][errors]") {
+    const auto dir = test::scratch("corrupt");
+    const auto good = dir / "good.h5";
+    test::write_dataset(good, "/frames", {64, 20, 3}, test::types()[0], test::layouts()[2], {4, 20, 3});
+    test::write_dataset(good, "/plain", {64, 20}, test::types()[1], test::layouts()[0], {});
+    const auto size = std::filesystem::file_size(good);
+    std::vector<char> bytes(size);
+    std::ifstream(good, std::ios::binary).read(bytes.data(), static_cast<std::streamsize>(size));
+    const std::vector<float> expect_frames = test::h5dread_rows<float>(good, "/frames", H5T_NATIVE_FLOAT, 0, 64);
+    const std::vector<double> expect_plain = test::h5dread_rows<double>(good, "/plain", H5T_NATIVE_DOUBLE, 0, 64);
+
+    // Everything a reader does: open both datasets, read every row.
+    auto read_all = [&](const std::filesystem::path& p, bool& identical) {
+        h5::dataset frames(p, "/frames");
+        h5::dataset plain(p, "/plain");
+        const auto a = frames.read<float>(block{0, 0, frames.shape()[0]});
+        const auto b = plain.read<double>(block{0, 0, plain.shape()[0]});
+        identical = a.size() == expect_frames.size() && same_bits(a.data(), expect_frames) &&
+                    b.size() == expect_plain.size() && same_bits(b.data(), expect_plain);
+    };
+    int errors = 0, intact = 0;
+    for (int k = 1; k < 64; ++k) {
+        const std::size_t at = size * static_cast<std::size_t>(k) / 64;
+        INFO("byte " << at << " of " << size);
+        const auto cut = dir / "cut.h5";
+        std::ofstream(cut, std::ios::binary | std::ios::trunc).write(bytes.data(), static_cast<std::streamsize>(at));
+        bool identical = false;
+        REQUIRE_THROWS_AS(read_all(cut, identical), h5::error);  // every truncation is an error
+
+        auto bad = bytes;
+        for (std::size_t i = at; i < std::min(size, at + 24); ++i) bad[i] = static_cast<char>(bad[i] ^ 0x5a);
+        const auto corrupt = dir / "corrupt.h5";
+        std::ofstream(corrupt, std::ios::binary | std::ios::trunc).write(bad.data(), static_cast<std::streamsize>(size));
+        try {
+            read_all(corrupt, identical);
+            // No error: then the bytes hit something that does not change what is read (free space,
+            // or raw data of the uncompressed dataset, which has no checksum to catch it).
+            if (identical) {
+                ++intact;
+            } else {
+                // Only the contiguous, unchecked dataset may read back changed values.
+                h5::dataset frames(corrupt, "/frames");
+                const auto a = frames.read<float>(block{0, 0, frames.shape()[0]});
+                REQUIRE(same_bits(a.data(), expect_frames));
+            }
+        } catch (const h5::error&) {
+            ++errors;
+        }
+    }
+    REQUIRE(errors > 0);
+    std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("write: a gathered result lands in a dataset HDF5 readers read", "[hdf5][write]") {
+    const auto dir = test::scratch("write");
+    const auto file = dir / "out.h5";
+    xt::xtensor<float, 3> frames = xt::xtensor<float, 3>::from_shape({10, 4, 3});
+    for (std::size_t i = 0; i < frames.size(); ++i) frames.data()[i] = static_cast<float>(i) * 0.25f;
+    h5::write_options chunked;
+    chunked.chunk = {1, 4, 3};
+    chunked.deflate = 6;
+    chunked.shuffle = true;
+    h5::write(file, "/results/frames", frames, chunked);
+    h5::write(file, "/results/plain", std::vector<double>{1.5, 2.5, 3.5});
+    h5::write_options deflate_only;
+    deflate_only.deflate = 1;
+    h5::write(file, "/results/auto", frames, deflate_only);
+    {
+    h5::dataset ds(file, "/results/frames");
+    REQUIRE(ds.chunk_shape() == std::vector<std::size_t>{1, 4, 3});
+    REQUIRE(ds.filters() == std::vector<std::string>{"shuffle", "deflate"});
+    REQUIRE((ds.read<float, 3>(block{0, 0, 10}) == frames));
+    REQUIRE(test::h5dread_rows<float>(file, "/results/frames", H5T_NATIVE_FLOAT, 3, 4)[5] == frames(3, 1, 2));
+    REQUIRE((h5::dataset(file, "/results/plain").read<double, 1>(block{0, 0, 3}) == xt::xtensor<double, 1>{1.5, 2.5, 3.5}));
+    REQUIRE((h5::dataset(file, "/results/auto").read<float, 3>(block{0, 0, 10}) == frames));
+    }  // readers closed: HDF5 cannot open a file for writing that this process has open read-only
+    REQUIRE_THROWS_WITH(h5::write(file, "/results/plain", std::vector<double>{1}),
+                        Catch::Matchers::Contains("the dataset already exists"));
+    h5::write_options wrong_rank;
+    wrong_rank.chunk = {1, 2};
+    REQUIRE_THROWS_WITH(h5::write(file, "/x", frames, wrong_rank), Catch::Matchers::Contains("2 axes, the array 3"));
+    h5::write_options wrong_level;
+    wrong_level.deflate = 11;
+    REQUIRE_THROWS_WITH(h5::write(file, "/y", frames, wrong_level), Catch::Matchers::Contains("deflate level must be 0-9"));
+    std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("layout report: what row-by-row reads cost, and the chunk shape to fix it", "[hdf5][layout]") {
+    const auto dir = test::scratch("layout");
+    const auto file = dir / "l.h5";
+    // h5py's automatic chunks for (1000, 500, 3) float32 would be of this kind: parts of many
+    // frames in one chunk, a frame over many chunks.
+    test::write_dataset(file, "/auto", {1000, 500, 3}, test::types()[0], test::layouts()[1], {63, 63, 2});
+    test::write_dataset(file, "/good", {1000, 500, 3}, test::types()[0], test::layouts()[1], {1, 500, 3});
+    test::write_dataset(file, "/flat", {1000, 500, 3}, test::types()[0], test::layouts()[0], {});
+    const auto bad = h5::analyze_layout(h5::dataset(file, "/auto"));
+    REQUIRE(bad.row_bytes == 500 * 3 * 4);
+    REQUIRE(bad.chunks_per_row == 8 * 2);
+    REQUIRE(bad.bytes_decoded_per_row == 16 * 63 * 63 * 2 * 4);
+    REQUIRE(bad.amplification == Approx(16.0 * 63 * 63 * 2 * 4 / 6000.0));
+    REQUIRE(bad.suggested_chunk == std::vector<std::size_t>{1, 500, 3});
+    REQUIRE_THAT(bad.advice, Catch::Matchers::Contains("rechunk to (1, 500, 3)"));
+    const auto good = h5::analyze_layout(h5::dataset(file, "/good"));
+    REQUIRE(good.chunks_per_row == 1);
+    REQUIRE(good.amplification == 1.0);
+    REQUIRE(good.suggested_chunk.empty());
+    const auto flat = h5::analyze_layout(h5::dataset(file, "/flat"));
+    REQUIRE(flat.chunks_per_row == 0);
+    REQUIRE(flat.bytes_decoded_per_row == 6000);
+    std::filesystem::remove_all(dir);
+}
