@@ -295,17 +295,21 @@ void copy_chunk(const unsigned char* src, const element_type& et, const std::vec
         cs[d - 1] = cs[d] * chunk[d];
         os[d - 1] = os[d] * dims[d];
     }
-    const std::size_t run = hi[n - 1] - lo[n - 1];
+    // Trailing axes the chunk covers whole are contiguous in both the chunk and the output:
+    // copy them as one run. k is the innermost axis still iterated.
+    std::size_t k = n - 1;
+    while (k > 0 && chunk[k] == dims[k]) --k;
+    const std::size_t run = (hi[k] - lo[k]) * cs[k];
     idx = lo;
     for (;;) {
         std::size_t s = 0, o = 0;
-        for (std::size_t d = 0; d < n; ++d) {
+        for (std::size_t d = 0; d <= k; ++d) {
             s += (idx[d] - off[d]) * cs[d];
             o += (idx[d] - (d == 0 ? row_begin : 0)) * os[d];
         }
         convert_run<T>(et, src + s * et.size, out + o, run);
-        // Next position over every axis but the innermost.
-        std::size_t d = n - 1;
+        // Next position over the axes before k.
+        std::size_t d = k;
         for (;;) {
             if (d == 0) return;
             --d;
@@ -481,6 +485,12 @@ private:
         const std::size_t last_row_chunk = (rows.end - 1) / chunk[0];
         std::vector<std::size_t> c(n, 0);
         std::vector<hsize_t> hoff(n);
+        bool whole_rows = true;
+        for (std::size_t d = 1; d < n; ++d) whole_rows = whole_rows && chunk[d] == dims[d];
+        const bool direct = whole_rows && s_->filters.empty() && sizeof(T) == s_->type.size &&
+                            s_->type.big_endian == (std::endian::native == std::endian::big) &&
+                            (std::is_floating_point_v<T> == (s_->type.k == detail::element_type::kind::floating)) &&
+                            (std::is_signed_v<T> == (s_->type.k != detail::element_type::kind::unsigned_int));
         for (std::size_t r = first_row_chunk; r <= last_row_chunk; ++r) {
             std::fill(c.begin(), c.end(), 0);
             c[0] = r;
@@ -490,6 +500,23 @@ private:
                     hoff[d] = off[d];
                 }
                 std::uint32_t mask = 0;
+                // A chunk stored without filters, of T itself, covering whole rows inside the
+                // requested range, goes straight into the output: no copy.
+                if (direct && off[0] >= rows.begin && off[0] + chunk[0] <= rows.end) {
+                    detail::library_lock lock;
+                    hsize_t stored = 0;
+                    if (H5Dget_chunk_storage_size(s_->dset_h.get(), hoff.data(), &stored) < 0) {
+                        s_->fail("cannot locate chunk at " + offset_text(off) + ": " + detail::last_error());
+                    }
+                    if (stored == 0) return false;
+                    if (stored != chunk_bytes) s_->fail("chunk at " + offset_text(off) + " has " + std::to_string(stored) +
+                                                        " bytes, not " + std::to_string(chunk_bytes) + " (corrupted?)");
+                    if (H5Dread_chunk(s_->dset_h.get(), H5P_DEFAULT, hoff.data(), &mask,
+                                      out + (off[0] - rows.begin) * s_->row_elements) < 0) {
+                        s_->fail("cannot read chunk at " + offset_text(off) + ": " + detail::last_error());
+                    }
+                    break;  // whole rows: this was the only chunk of this chunk row
+                }
                 {
                     detail::library_lock lock;
                     hsize_t stored = 0;

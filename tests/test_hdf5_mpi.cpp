@@ -1,0 +1,64 @@
+// HDF5 under MPI: every rank opens the file itself, read-only, and reads its own blocks; the
+// gathered result equals a serial read to the bit, for every MPI policy.
+#include "catch.hpp"
+#include "h5_files.hpp"
+#include "mpi_policies.hpp"
+
+#include <chunkwise/chunkwise.hpp>
+#include <chunkwise/hdf5.hpp>
+#include <chunkwise/mpi.hpp>
+
+#if __has_include(<xtensor/reducers/xreducer.hpp>)
+#include <xtensor/reducers/xreducer.hpp>
+#else
+#include <xtensor/xreducer.hpp>
+#endif
+
+#include <boost/mpi/collectives.hpp>
+#include <boost/mpi/communicator.hpp>
+
+#include <functional>
+#include <string>
+
+namespace h5 = chunkwise::h5;
+
+namespace {
+// More blocks than ranks, and uneven.
+chunkwise::parts parts_for(const boost::mpi::communicator& world) {
+    return chunkwise::parts{static_cast<std::size_t>(world.size()) * 3 + 1};
+}
+}  // namespace
+
+TEMPLATE_TEST_CASE("each rank reads its blocks of a shared file", "[mpi][hdf5]", CHUNKWISE_MPI_POLICIES) {
+    auto policy = TestType::make();
+    boost::mpi::communicator world;
+    // One file for all ranks, written by rank 0 (named after rank 0's pid).
+    int pid = static_cast<int>(::getpid());
+    boost::mpi::broadcast(world, pid, 0);
+    const auto file = std::filesystem::temp_directory_path() / ("chunkwise-mpi-" + std::to_string(pid) + ".h5");
+    if (world.rank() == 0) {
+        std::filesystem::remove(file);
+        test::write_dataset(file, "/traj/xyz", {97, 11, 3}, test::types()[0], test::layouts()[2], {4, 11, 3});
+        test::write_dataset(file, "/traj/box", {97, 3}, test::types()[1], test::layouts()[0], {});
+    }
+    world.barrier();
+    for (const char* name : {"/traj/xyz", "/traj/box"}) {
+        h5::dataset ds(file, name);  // every rank opens it itself
+        const auto blocks = h5::partition(ds, parts_for(world));
+        auto read = [&](const chunkwise::block& b) { return ds.read<double>(b); };
+        chunkwise::serial_policy serial;
+        const auto expect = chunkwise::gather(serial, chunkwise::map_blocks(serial, blocks, read));
+        const auto got = chunkwise::all_gather(policy, chunkwise::map_blocks(policy, blocks, read));
+        REQUIRE(got.size() == expect.size());
+        for (std::size_t i = 0; i < got.size(); ++i) REQUIRE((got[i] == expect[i]));
+        const double sum = chunkwise::all_reduce(
+            policy, chunkwise::map_blocks(policy, blocks, [&](const chunkwise::block& b) { return xt::sum(ds.read<double>(b))(); }),
+            std::plus<>{});
+        const double serial_sum = chunkwise::reduce(
+            serial, chunkwise::map_blocks(serial, blocks, [&](const chunkwise::block& b) { return xt::sum(ds.read<double>(b))(); }),
+            std::plus<>{});
+        REQUIRE(sum == serial_sum);
+    }
+    world.barrier();
+    if (world.rank() == 0) std::filesystem::remove(file);
+}
