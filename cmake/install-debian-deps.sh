@@ -5,8 +5,9 @@
 # Uses sudo when not run as root. Installs nothing when everything is there.
 set -euo pipefail
 
-main_pkgs=(g++ cmake make libopenmpi-dev openmpi-bin libboost-mpi-dev)
-test_pkgs=("${main_pkgs[@]}" catch2 libbenchmark-dev libtbb-dev libxtensor-dev)
+main_pkgs=(g++ cmake make pkg-config libopenmpi-dev openmpi-bin libboost-mpi-dev
+           libhdf5-dev libxtensor-dev zlib1g-dev libdeflate-dev)
+test_pkgs=("${main_pkgs[@]}" catch2 libbenchmark-dev libtbb-dev hdf5-tools)
 
 case "${1:-test}" in
   main) wanted=("${main_pkgs[@]}") ;;

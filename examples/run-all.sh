@@ -18,3 +18,6 @@ echo
 echo "=== 03-mpi-rmsd: the same across 2 MPI ranks (mpi_policy, hybrid_policy), gathered on rank 0 ==="
 # build/release/chunkwise-mpiexec is mpiexec with the flags chunkwise's CMake chose (root, oversubscribe).
 build/release/chunkwise-mpiexec 2 "$bin/03-mpi-rmsd" --frames 20000 --atoms 2000 --blocks 2 --threads 1
+echo
+echo "=== 05-hdf5-trajectory: RMSD per frame from an HDF5 file with h5py's automatic chunks, then rechunked ==="
+"$bin/05-hdf5-trajectory" --frames 20000 --atoms 1000

@@ -2,9 +2,12 @@
 // chunked and deflate(1)+shuffle, with chunkwise::h5 on 1..N threads, against `cat FILE`
 // (read(2) of the whole file into a buffer) and against plain H5Dread of the same blocks.
 //
-//   bench_hdf5_read [--dir DIR] [--gib SIZE] [--threads 1,2,...] [--repeats R] [--keep]
+//   bench_hdf5_read [--dir DIR] [--gib SIZE] [--threads 1,2,...] [--repeats R] [--blocks-per-thread B]
+//                   [--keep]
 //
 // Writes the two files into DIR first (about SIZE GiB each before compression); --keep leaves them.
+// chunkwise reads B blocks per thread (default: one chunk of 64 frames per block, the buffer a
+// block is read into then stays in cache, as cat's does).
 #include <chunkwise/chunkwise.hpp>
 #include <chunkwise/hdf5.hpp>
 
@@ -135,6 +138,7 @@ int main(int argc, char** argv) {
     const std::string dir = arg(argc, argv, "--dir", std::filesystem::temp_directory_path().string());
     const double gib = std::atof(arg(argc, argv, "--gib", "1").c_str());
     const int repeats = std::atoi(arg(argc, argv, "--repeats", "3").c_str());
+    const std::size_t per_thread = std::stoul(arg(argc, argv, "--blocks-per-thread", "0"));
     std::vector<std::size_t> threads;
     {
         std::stringstream ss(arg(argc, argv, "--threads", "1,2"));
@@ -168,7 +172,7 @@ int main(int argc, char** argv) {
         double one = 0;
         for (std::size_t t : threads) {
             chunkwise::thread_policy pool(t);
-            const auto blocks = chunkwise::h5::partition(ds, chunkwise::parts{t * 16});
+            const auto blocks = chunkwise::h5::partition(ds, chunkwise::parts{per_thread > 0 ? t * per_thread : ds.shape()[0]});
             std::vector<double> g;
             for (int r = 0; r < repeats; ++r) g.push_back(chunkwise_gbs(pool, ds, blocks));
             std::sort(g.begin(), g.end());

@@ -7,4 +7,5 @@
 #include <chunkwise/hdf5/dataset.hpp>
 #include <chunkwise/hdf5/error.hpp>
 #include <chunkwise/hdf5/layout.hpp>
+#include <chunkwise/hdf5/lock.hpp>
 #include <chunkwise/hdf5/write.hpp>
