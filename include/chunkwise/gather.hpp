@@ -151,6 +151,19 @@ R reduce(Policy& policy, partial_results<R>&& results, Op op) {
     }
 }
 
+/// Every block that failed under on_error::collect, in block order: this process's failures
+/// without MPI; under MPI all ranks' failures on the root, empty elsewhere (collective).
+template <class Policy, class R>
+std::vector<failure> gather_failures(Policy& policy, const partial_results<R>& results) {
+    static_assert(execution_policy<Policy>,
+                  "chunkwise::gather_failures: the first argument must be the execution policy that ran map_blocks");
+    if constexpr (requires { policy.gather_failures(results); }) {
+        return policy.gather_failures(results);
+    } else {
+        return results.failures();
+    }
+}
+
 /// `gather`, with the result on every rank (without MPI the same as gather). Collective.
 template <class Policy, class R>
 std::vector<R> all_gather(Policy& policy, partial_results<R>&& results) {

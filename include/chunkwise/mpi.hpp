@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <memory>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -26,6 +27,16 @@
 #include <vector>
 
 namespace chunkwise {
+
+/// Boost.Serialization of a failure, so failures travel between ranks.
+template <class Archive>
+void serialize(Archive& ar, failure& f, const unsigned int /*version*/) {
+    ar& f.index;
+    ar& f.block;
+    ar& f.rank;
+    ar& f.message;
+    ar& f.time;
+}
 
 /// How an MPI policy assigns blocks to ranks.
 enum class mpi_schedule {
@@ -200,7 +211,7 @@ public:
         static_assert(std::is_default_constructible_v<R>,
                       "chunkwise::reduce under MPI: the result type must be default-constructible (ranks other "
                       "than the root return R{})");
-        std::vector<tree_node<R>> nodes = local_tree_nodes(results, op, {});
+        std::vector<tree_node<R>> nodes = local_tree_nodes(results, op, results.failed_positions());
         // A node travels as key = start * 64 + level; nodes without a value as keys alone.
         std::vector<std::uint64_t> keys, empty_keys;
         std::vector<R> values;
@@ -233,6 +244,28 @@ public:
         });
         return finish_tree(results.total_blocks(), all, op);
     }
+
+    /// Library detail: every rank's failures on root, by block index (empty elsewhere). Collective.
+    template <class R>
+    std::vector<failure> gather_failures(const partial_results<R>& results) {
+        std::vector<std::vector<failure>> per_rank;
+        boost::mpi::gather(comm_, results.failures(), per_rank, 0);
+        std::vector<failure> out;
+        for (auto& part : per_rank) {
+            for (auto& f : part) out.push_back(std::move(f));
+        }
+        std::sort(out.begin(), out.end(), [](const failure& a, const failure& b) { return a.index < b.index; });
+        return out;
+    }
+
+    /// Library detail: starts the run-wide progress counter on the root. Collective.
+    void begin_progress() { progress_ = std::make_unique<block_counter>(comm_); }
+    /// Library detail: adds this rank's newly finished blocks; returns the run-wide count so far.
+    std::size_t add_progress(std::size_t delta) {
+        return static_cast<std::size_t>(progress_->fetch_add(delta) + delta);
+    }
+    /// Library detail: ends the progress counter. Collective.
+    void end_progress() { progress_.reset(); }
 
     /// Library detail: root's value on every rank. Collective.
     template <class R>
@@ -304,6 +337,7 @@ private:
     int size_;
     mpi_schedule schedule_;
     Local local_;
+    std::unique_ptr<block_counter> progress_;
 };
 
 }  // namespace detail

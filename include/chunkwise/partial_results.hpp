@@ -2,6 +2,7 @@
 /// \file
 /// `partial_results<R>`: what one process computed in a `map_blocks` call, keyed by block index.
 
+#include <chunkwise/run_options.hpp>
 #include <chunkwise/stats.hpp>
 
 #include <cstddef>
@@ -60,11 +61,28 @@ public:
     /// Per-worker time, writable: gather and reduce add their combine time here.
     [[nodiscard]] run_stats& stats() noexcept { return stats_; }
 
+    /// Blocks of this process that failed under on_error::collect (empty otherwise), by index.
+    /// gather leaves them out; reduce treats them as absent leaves of its tree.
+    [[nodiscard]] const std::vector<failure>& failures() const noexcept { return failures_; }
+    /// True when no block of this process failed.
+    [[nodiscard]] bool ok() const noexcept { return failures_.empty(); }
+    /// Positions (in the range given to map_blocks) of the failed blocks, ascending.
+    [[nodiscard]] const std::vector<std::size_t>& failed_positions() const noexcept { return failed_positions_; }
+
+    /// Records failed blocks (map_blocks does this under on_error::collect).
+    /// \param positions their positions in the range given to map_blocks, ascending
+    void set_failures(std::vector<failure> failures, std::vector<std::size_t> positions) {
+        failures_ = std::move(failures);
+        failed_positions_ = std::move(positions);
+    }
+
 private:
     std::size_t total_ = 0;
     std::vector<std::size_t> indices_;
     std::vector<R> values_;
     run_stats stats_;
+    std::vector<failure> failures_;
+    std::vector<std::size_t> failed_positions_;
 };
 
 }  // namespace chunkwise

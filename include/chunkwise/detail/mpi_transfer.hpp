@@ -5,6 +5,8 @@
 // length, tensor shape). Transfers above max_message_bytes (MPI counts are int) go as several
 // point-to-point messages instead. Every other type travels through Boost.Serialization.
 
+#include <chunkwise/detail/value_kinds.hpp>
+
 #include <boost/mpi/collectives.hpp>
 #include <boost/mpi/communicator.hpp>
 #include <boost/mpi/datatype.hpp>
@@ -33,21 +35,11 @@ namespace chunkwise::detail {
 inline std::size_t max_message_bytes = static_cast<std::size_t>(INT_MAX);
 
 template <class T>
-concept mpi_arithmetic = std::is_arithmetic_v<T> && !std::is_same_v<T, bool>;
-
+concept mpi_arithmetic = plain_arithmetic<T>;
 template <class R>
-concept raw_vector = requires { typename R::value_type; } && mpi_arithmetic<typename R::value_type> &&
-                     std::same_as<R, std::vector<typename R::value_type, typename R::allocator_type>>;
-
+concept raw_vector = arithmetic_vector<R>;
 template <class R>
-concept raw_tensor = !raw_vector<R> && requires(const R& r) {
-    typename R::value_type;
-    typename R::shape_type;
-    { r.shape() };
-    { r.data() } -> std::convertible_to<const typename R::value_type*>;
-    { r.size() } -> std::convertible_to<std::size_t>;
-    { R::from_shape(std::declval<const typename R::shape_type&>()) } -> std::convertible_to<R>;
-} && mpi_arithmetic<typename R::value_type>;
+concept raw_tensor = arithmetic_tensor<R>;
 
 /// How a value of R travels as raw elements; `raw` is false where it needs serialization.
 template <class R>

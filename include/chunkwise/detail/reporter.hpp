@@ -1,0 +1,139 @@
+#pragma once
+// Internal: the log file and progress line of a production run.
+#include <chunkwise/run_options.hpp>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <cerrno>
+#include <cstring>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+
+namespace chunkwise::detail {
+
+/// Now, UTC, ISO 8601 with milliseconds: 2026-11-22T14:30:01.123Z.
+inline std::string utc_now() {
+    const auto now = std::chrono::system_clock::now();
+    const std::time_t t = std::chrono::system_clock::to_time_t(now);
+    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
+    std::tm tm{};
+    gmtime_r(&t, &tm);
+    char buf[96];  // room for any int the compiler imagines
+    std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+                  tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(ms));
+    return buf;
+}
+
+inline std::string format_duration(double s) {
+    if (s < 0 || s != s) return "?";
+    const long total = static_cast<long>(s + 0.5);
+    char buf[32];
+    if (total >= 3600) {
+        std::snprintf(buf, sizeof buf, "%ld:%02ld:%02ld", total / 3600, (total / 60) % 60, total % 60);
+    } else {
+        std::snprintf(buf, sizeof buf, "%ld:%02ld", total / 60, total % 60);
+    }
+    return buf;
+}
+
+class run_reporter;
+/// The reporter and block of the block running on this thread, for log_note().
+inline thread_local run_reporter* current_reporter = nullptr;
+inline thread_local const std::string* current_block_key = nullptr;
+
+/// Appends timestamped lines to the log (one write(2) per line, O_APPEND: lines of several
+/// threads and ranks do not interleave) and draws progress on stderr.
+class run_reporter {
+public:
+    run_reporter(const run_options& opt, std::size_t total, int rank, bool show_progress)
+        : total_(total), rank_(rank), progress_(opt.progress && show_progress), start_(clock_type::now()) {
+        if (!opt.log.empty()) {
+            fd_ = ::open(opt.log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+            if (fd_ < 0) {
+                throw std::runtime_error("[chunkwise.log] cannot open " + opt.log.string() + ": " + std::strerror(errno));
+            }
+        }
+        tty_ = progress_ && ::isatty(2) != 0;
+    }
+    run_reporter(const run_reporter&) = delete;
+    run_reporter& operator=(const run_reporter&) = delete;
+    ~run_reporter() {
+        if (fd_ >= 0) ::close(fd_);
+    }
+
+    [[nodiscard]] bool logging() const noexcept { return fd_ >= 0; }
+
+    /// One log line: "TIME [rank R] TEXT".
+    void line(const std::string& text) {
+        if (fd_ < 0) return;
+        const std::string l = utc_now() + " [rank " + std::to_string(rank_) + "] " + text + "\n";
+        std::size_t done = 0;
+        while (done < l.size()) {
+            const ssize_t w = ::write(fd_, l.data() + done, l.size() - done);
+            if (w < 0 && errno == EINTR) continue;
+            if (w <= 0) return;  // a full disk loses log lines, never the run
+            done += static_cast<std::size_t>(w);
+        }
+    }
+
+    /// Progress after `done` of total blocks (`computed` of them run, not loaded).
+    void progress(std::size_t done, std::size_t computed, bool final = false) {
+        if (!progress_) return;
+        std::lock_guard lock(mutex_);
+        const double elapsed = std::chrono::duration<double>(clock_type::now() - start_).count();
+        const bool due = final || (tty_ ? elapsed - last_ >= 0.1 : (done * 10 / std::max<std::size_t>(total_, 1) >
+                                                                         last_decile_ ||
+                                                                     elapsed - last_ >= 30));
+        if (!due) return;
+        last_ = elapsed;
+        last_decile_ = done * 10 / std::max<std::size_t>(total_, 1);
+        const double rate = elapsed > 0 ? static_cast<double>(computed) / elapsed : 0;
+        const std::size_t left = total_ > done ? total_ - done : 0;
+        char buf[200];
+        std::snprintf(buf, sizeof buf, "[chunkwise] %zu/%zu blocks %3.0f%%  %.2f blocks/s  elapsed %s  ETA %s", done, total_,
+                      total_ ? 100.0 * static_cast<double>(done) / static_cast<double>(total_) : 100.0, rate,
+                      format_duration(elapsed).c_str(),
+                      final ? "0:00" : (rate > 0 ? format_duration(static_cast<double>(left) / rate) : std::string("?")).c_str());
+        if (tty_) {
+            std::fprintf(stderr, "\r%-100s%s", buf, final ? "\n" : "");
+        } else {
+            std::fprintf(stderr, "%s\n", buf);
+        }
+        std::fflush(stderr);
+    }
+
+    [[nodiscard]] double elapsed() const {
+        return std::chrono::duration<double>(clock_type::now() - start_).count();
+    }
+
+private:
+    using clock_type = std::chrono::steady_clock;
+    std::size_t total_;
+    int rank_;
+    bool progress_;
+    bool tty_ = false;
+    int fd_ = -1;
+    std::mutex mutex_;
+    double last_ = -1;
+    std::size_t last_decile_ = 0;
+    clock_type::time_point start_;
+};
+
+}  // namespace chunkwise::detail
+
+namespace chunkwise {
+
+/// Adds a line about the running block to the run's log (run_options::log), e.g. the output
+/// file it wrote: "block 3: wrote out/3.csv". Does nothing outside a logged run.
+inline void log_note(const std::string& text) {
+    if (detail::current_reporter != nullptr && detail::current_block_key != nullptr) {
+        detail::current_reporter->line("block " + *detail::current_block_key + ": " + text);
+    }
+}
+
+}  // namespace chunkwise
