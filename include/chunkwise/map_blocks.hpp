@@ -238,6 +238,7 @@ auto map_blocks_impl(Policy& policy, const Blocks& blocks, BlockFn& fn, const ru
                        std::to_string(failures.size()) + " failed, " + std::to_string(from_checkpoint) +
                        " from checkpoint) in " + std::to_string(reporter->elapsed()) + " s");
     }
+    r.stats.from_checkpoint = from_checkpoint;
     partial_results<result_t> out(n, std::move(indices), std::move(values), std::move(r.stats));
     out.set_failures(std::move(failures), std::move(failed));
     return out;

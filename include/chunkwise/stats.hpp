@@ -29,6 +29,7 @@ struct run_stats {
     int rank = 0;                        ///< MPI rank of this process (0 without MPI)
     double wall = 0;                     ///< seconds from start to end of map_blocks here
     std::vector<worker_stats> workers;   ///< one entry per worker of this process
+    std::size_t from_checkpoint = 0;     ///< blocks loaded from a checkpoint instead of run
 
     /// Sum of a phase over all workers, e.g. `total(&worker_stats::busy)`.
     [[nodiscard]] double total(double worker_stats::*phase) const noexcept {
