@@ -21,3 +21,13 @@ build/release/chunkwise-mpiexec 2 "$bin/03-mpi-rmsd" --frames 20000 --atoms 2000
 echo
 echo "=== 05-hdf5-trajectory: RMSD per frame from an HDF5 file with h5py's automatic chunks, then rechunked ==="
 "$bin/05-hdf5-trajectory" --frames 20000 --atoms 1000
+echo
+echo "=== 06-many-files: 2000 input files, 5 broken: collect failures, checkpoint, log, progress; then resume ==="
+many=$(mktemp -d)
+trap 'rm -rf "$many"' EXIT
+"$bin/06-many-files" generate "$many" --files 2000 --broken 5
+"$bin/06-many-files" run "$many" || echo "(exit status $?: some files failed, as expected)"
+echo "--- second invocation: finished files come from the checkpoint ---"
+"$bin/06-many-files" run "$many" 2>/dev/null || echo "(exit status $?)"
+echo "--- the log's first lines ($(wc -l < "$many/run.log") in all) ---"
+head -n 4 "$many/run.log"

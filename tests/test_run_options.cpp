@@ -340,7 +340,7 @@ TEST_CASE("log: timestamped start and end of every block, failures, notes, check
             REQUIRE(std::regex_search(log, std::regex(stamp + "FAILED " + label + " after [0-9.]+ s: unreadable input")));
         } else {
             REQUIRE(std::regex_search(log, std::regex(stamp + "end " + label + " [0-9.]+ s")));
-            REQUIRE(std::regex_search(log, std::regex(stamp + "block " + std::to_string(i) + ": wrote out/" + std::to_string(i) + ".csv")));
+            REQUIRE(std::regex_search(log, std::regex(stamp + label + ": wrote out/" + std::to_string(i) + ".csv")));
             REQUIRE(std::regex_search(log, std::regex(stamp + "loaded " + label + " from checkpoint")));
         }
     }

@@ -165,7 +165,7 @@ auto map_blocks_impl(Policy& policy, const Blocks& blocks, BlockFn& fn, const ru
         if (reporter) reporter->line("start " + label);
         const auto t0 = clock::now();
         current_reporter = reporter ? &*reporter : nullptr;
-        current_block_key = &key;
+        current_block_label = &label;
         try {
             if constexpr (std::is_void_v<raw_t>) {
                 std::invoke(fn, b);
@@ -182,7 +182,7 @@ auto map_blocks_impl(Policy& policy, const Blocks& blocks, BlockFn& fn, const ru
             }
         } catch (...) {
             current_reporter = nullptr;
-            current_block_key = nullptr;
+            current_block_label = nullptr;
             slots[i].reset();
             if (reporter) {
                 reporter->line("FAILED " + label + " after " + std::to_string(seconds_since(t0)) + " s: " +
@@ -193,7 +193,7 @@ auto map_blocks_impl(Policy& policy, const Blocks& blocks, BlockFn& fn, const ru
             throw;
         }
         current_reporter = nullptr;
-        current_block_key = nullptr;
+        current_block_label = nullptr;
         if (reporter) reporter->line("end " + label + " " + std::to_string(seconds_since(t0)) + " s");
         computed_here.fetch_add(1);
         done_here.fetch_add(1);

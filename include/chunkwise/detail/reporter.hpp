@@ -44,7 +44,7 @@ inline std::string format_duration(double s) {
 class run_reporter;
 /// The reporter and block of the block running on this thread, for log_note().
 inline thread_local run_reporter* current_reporter = nullptr;
-inline thread_local const std::string* current_block_key = nullptr;
+inline thread_local const std::string* current_block_label = nullptr;
 
 /// Appends timestamped lines to the log (one write(2) per line, O_APPEND: lines of several
 /// threads and ranks do not interleave) and draws progress on stderr.
@@ -89,8 +89,9 @@ public:
         const bool due = final || (tty_ ? elapsed - last_ >= 0.1 : (done * 10 / std::max<std::size_t>(total_, 1) >
                                                                          last_decile_ ||
                                                                      elapsed - last_ >= 30));
-        if (!due) return;
+        if (!due || (final && done == last_done_)) return;
         last_ = elapsed;
+        last_done_ = done;
         last_decile_ = done * 10 / std::max<std::size_t>(total_, 1);
         const double rate = elapsed > 0 ? static_cast<double>(computed) / elapsed : 0;
         const std::size_t left = total_ > done ? total_ - done : 0;
@@ -121,6 +122,7 @@ private:
     std::mutex mutex_;
     double last_ = -1;
     std::size_t last_decile_ = 0;
+    std::size_t last_done_ = static_cast<std::size_t>(-1);
     clock_type::time_point start_;
 };
 
@@ -131,8 +133,8 @@ namespace chunkwise {
 /// Adds a line about the running block to the run's log (run_options::log), e.g. the output
 /// file it wrote: "block 3: wrote out/3.csv". Does nothing outside a logged run.
 inline void log_note(const std::string& text) {
-    if (detail::current_reporter != nullptr && detail::current_block_key != nullptr) {
-        detail::current_reporter->line("block " + *detail::current_block_key + ": " + text);
+    if (detail::current_reporter != nullptr && detail::current_block_label != nullptr) {
+        detail::current_reporter->line(*detail::current_block_label + ": " + text);
     }
 }
 
