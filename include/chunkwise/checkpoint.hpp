@@ -194,9 +194,13 @@ public:
     /// The stored bytes of block `key`, if a valid checkpoint of this type and block exists.
     [[nodiscard]] std::optional<std::string> load(const std::string& key, const std::string& type,
                                                   const std::string& block) const {
-        std::ifstream in(file_for(key), std::ios::binary);
+        std::ifstream in(file_for(key), std::ios::binary | std::ios::ate);
         if (!in) return std::nullopt;
-        std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        const std::streamoff size = in.tellg();
+        if (size <= 0) return std::nullopt;
+        std::string all(static_cast<std::size_t>(size), '\0');
+        in.seekg(0);
+        if (!in.read(all.data(), size)) return std::nullopt;
         std::string_view v(all);
         const std::string_view magic = "chunkwise-checkpoint 1\n";
         if (v.substr(0, magic.size()) != magic) return std::nullopt;
@@ -219,7 +223,7 @@ public:
         }
     }
 
-    /// Atomically replaces block `key`'s checkpoint: write, fsync, rename, fsync the directory.
+    /// Atomically replaces block `key`'s checkpoint: write, fdatasync, rename, fsync the directory.
     void save(const std::string& key, const std::string& type, const std::string& block,
               const std::string& payload) const {
         const std::string header = make_header(type, key, block);
@@ -250,12 +254,12 @@ public:
             }
             done += static_cast<std::size_t>(w);
         }
-        if (::fsync(fd) != 0) {
+        if (::fdatasync(fd) != 0) {  // the data and its size are on disk before the rename
             const int e = errno;
             ::close(fd);
             ::unlink(tmp.c_str());
             errno = e;
-            fail("cannot fsync " + tmp.string());
+            fail("cannot sync " + tmp.string());
         }
         ::close(fd);
         if (::rename(tmp.c_str(), final_path.c_str()) != 0) {
