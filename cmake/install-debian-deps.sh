@@ -7,7 +7,8 @@ set -euo pipefail
 
 main_pkgs=(g++ cmake make pkg-config libopenmpi-dev openmpi-bin libboost-mpi-dev
            libhdf5-dev libxtensor-dev zlib1g-dev libdeflate-dev)
-test_pkgs=("${main_pkgs[@]}" catch2 libbenchmark-dev libtbb-dev hdf5-tools python3-h5py)
+test_pkgs=("${main_pkgs[@]}" catch2 libbenchmark-dev libtbb-dev hdf5-tools python3-h5py
+           libhdf5-openmpi-dev)
 
 case "${1:-test}" in
   main) wanted=("${main_pkgs[@]}") ;;

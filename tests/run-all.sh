@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds and runs every test: the developer build (tests, examples, docs, package tests,
 # benchmark smoke runs), then the suite under AddressSanitizer + UBSan, then the threaded tests
-# under ThreadSanitizer. Installs missing Debian packages first. Exits non-zero on any failure.
+# under ThreadSanitizer, then the HDF5 tests against Debian's parallel HDF5 build (MPI-IO
+# writes). Installs missing Debian packages first. Exits non-zero on any failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash cmake/install-debian-deps.sh test
@@ -9,7 +10,7 @@ bash cmake/install-debian-deps.sh test
 jobs=$(nproc)
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
-for preset in dev asan tsan; do
+for preset in dev asan tsan parallel-hdf5; do
   echo "=== chunkwise: $preset ==="
   cmake --preset "$preset" >/dev/null
   cmake --build --preset "$preset" -j "$jobs"

@@ -324,3 +324,44 @@ TEST_CASE("layout report: what row-by-row reads cost, and the chunk shape to fix
     REQUIRE(flat.bytes_decoded_per_row == 6000);
     std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("write_blocks: block results concatenated into one dataset; failed blocks left out", "[hdf5][write]") {
+    const auto dir = test::scratch("write_blocks");
+    const auto file = dir / "blocks.h5";
+    chunkwise::thread_policy pool(3);
+    const auto blocks = chunkwise::partition(50, parts{7});
+    auto rows = [](const block& b) {
+        xt::xtensor<double, 2> t = xt::xtensor<double, 2>::from_shape({b.size(), 3});
+        for (std::size_t i = 0; i < t.size(); ++i) t.data()[i] = static_cast<double>(b.begin * 3 + i);
+        return t;
+    };
+    h5::write_options opt;
+    opt.chunk = {4, 3};
+    opt.deflate = 1;
+    h5::write_blocks(pool, file, "/all", chunkwise::map_blocks(pool, blocks, rows), opt);
+    chunkwise::run_options collect;
+    collect.errors = chunkwise::on_error::collect;
+    h5::write_blocks(pool, file, "/some",
+                     chunkwise::map_blocks(pool, blocks, [&](const block& b) {
+                         if (b.index == 2) throw std::runtime_error("x");
+                         return rows(b);
+                     }, collect));
+    h5::write_blocks(pool, file, "/vector", chunkwise::map_blocks(pool, blocks, [](const block& b) {
+                         return std::vector<int>(b.size(), static_cast<int>(b.index));
+                     }));
+    {
+        h5::dataset all(file, "/all");
+        REQUIRE(all.shape() == std::vector<std::size_t>{50, 3});
+        const auto a = all.read<double, 2>(block{0, 0, 50});
+        for (std::size_t i = 0; i < a.size(); ++i) REQUIRE(a.data()[i] == static_cast<double>(i));
+        h5::dataset some(file, "/some");
+        REQUIRE(some.shape()[0] == 50 - blocks[2].size());
+        REQUIRE(some.read<double, 2>(block{0, blocks[2].begin, blocks[2].begin + 1})(0, 0) ==
+                static_cast<double>(blocks[3].begin * 3));
+        h5::dataset vec(file, "/vector");
+        REQUIRE(vec.read<int, 1>(block{0, 49, 50})(0) == 6);
+    }
+    REQUIRE_THROWS_WITH(h5::write_blocks(pool, file, "/all", chunkwise::map_blocks(pool, blocks, rows)),
+                        Catch::Matchers::Contains(file.string() + ":/all") && Catch::Matchers::Contains("already exists"));
+    std::filesystem::remove_all(dir);
+}

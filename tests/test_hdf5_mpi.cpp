@@ -62,3 +62,35 @@ TEMPLATE_TEST_CASE("each rank reads its blocks of a shared file", "[mpi][hdf5]",
     world.barrier();
     if (world.rank() == 0) std::filesystem::remove(file);
 }
+
+TEMPLATE_TEST_CASE("write_blocks: every rank's blocks land in one dataset", "[mpi][hdf5][write]", CHUNKWISE_MPI_POLICIES) {
+    auto policy = TestType::make();
+    boost::mpi::communicator world;
+    int pid = static_cast<int>(::getpid());
+    boost::mpi::broadcast(world, pid, 0);
+    const auto file = std::filesystem::temp_directory_path() / ("chunkwise-mpi-write-" + std::to_string(pid) + ".h5");
+    if (world.rank() == 0) std::filesystem::remove(file);
+    world.barrier();
+    const auto blocks = chunkwise::partition(61, chunkwise::parts{9});
+    auto rows = [](const chunkwise::block& b) {
+        xt::xtensor<float, 3> t = xt::xtensor<float, 3>::from_shape({b.size(), 2, 3});
+        for (std::size_t i = 0; i < t.size(); ++i) t.data()[i] = static_cast<float>(b.begin * 6 + i);
+        return t;
+    };
+    h5::write_options opt;
+    opt.chunk = {5, 2, 3};
+    opt.deflate = 2;
+    h5::write_blocks(policy, file, "/frames", chunkwise::map_blocks(policy, blocks, rows), opt);
+    h5::write_blocks(policy, file, "/plain", chunkwise::map_blocks(policy, blocks, rows));
+    // Every rank returns after the data is in the file.
+    for (const char* name : {"/frames", "/plain"}) {
+        h5::dataset ds(file, name);
+        REQUIRE(ds.shape() == std::vector<std::size_t>{61, 2, 3});
+        const auto a = ds.read<float, 3>(chunkwise::block{0, 0, 61});
+        for (std::size_t i = 0; i < a.size(); ++i) REQUIRE(a.data()[i] == static_cast<float>(i));
+    }
+    REQUIRE(h5::dataset(file, "/frames").chunk_shape() == std::vector<std::size_t>{5, 2, 3});
+    REQUIRE_THROWS_AS(h5::write_blocks(policy, file, "/frames", chunkwise::map_blocks(policy, blocks, rows)), h5::error);
+    world.barrier();
+    if (world.rank() == 0) std::filesystem::remove(file);
+}
