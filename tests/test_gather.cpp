@@ -1,5 +1,6 @@
 // gather and reduce: block order, the fixed tree, and the same bits for every policy.
 #include "catch.hpp"
+#include "test_util.hpp"
 #include "policies.hpp"
 
 #include <chunkwise/chunkwise.hpp>
@@ -17,16 +18,7 @@ using chunkwise::parts;
 
 namespace {
 
-// Sums of values spanning 20 orders of magnitude: any change in the order of additions changes bits.
-double wild_sum(const block& b) {
-    std::mt19937_64 rng(b.begin * 7919 + b.end);
-    std::uniform_real_distribution<double> mant(-1.0, 1.0);
-    std::uniform_int_distribution<int> expo(-10, 10);
-    double s = 0;
-    for (std::size_t i = b.begin; i < b.end; ++i) s += std::ldexp(mant(rng), expo(rng) * 3);
-    return s;
-}
-
+using test::wild_sum;
 std::string tree_text(const std::string& a, const std::string& b) { return "(" + a + " " + b + ")"; }
 
 template <class Policy>

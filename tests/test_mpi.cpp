@@ -1,6 +1,7 @@
 // mpi_policy and hybrid_policy under mpiexec at 1-4 ranks: every result bit-identical to
 // serial_policy's, on the root (gather, reduce) and on every rank (all_gather, all_reduce).
 #include "catch.hpp"
+#include "test_util.hpp"
 #include "mpi_policies.hpp"
 
 #include <chunkwise/chunkwise.hpp>
@@ -33,15 +34,7 @@ using chunkwise::parts;
 
 namespace {
 
-double wild_sum(const block& b) {
-    std::mt19937_64 rng(b.begin * 7919 + b.end);
-    std::uniform_real_distribution<double> mant(-1.0, 1.0);
-    std::uniform_int_distribution<int> expo(-10, 10);
-    double s = 0;
-    for (std::size_t i = b.begin; i < b.end; ++i) s += std::ldexp(mant(rng), expo(rng) * 3);
-    return s;
-}
-
+using test::wild_sum;
 std::vector<double> ragged(const block& b) {  // 0 to 6 values per block, some blocks empty
     std::vector<double> v;
     for (std::size_t k = 0; k < b.index % 7; ++k) v.push_back(wild_sum(block{b.index, b.begin, b.end + k}));

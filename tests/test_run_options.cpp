@@ -1,6 +1,7 @@
 // Production runs: collect, failure manifests, checkpoints (resume, stale and corrupt files,
 // SIGKILL at random moments), logs and progress, over every std-only policy.
 #include "catch.hpp"
+#include "test_util.hpp"
 #include "policies.hpp"
 
 #include <chunkwise/chunkwise.hpp>
@@ -38,15 +39,8 @@ fs::path scratch(const std::string& name) {
     return dir;
 }
 
-std::string read_text(const fs::path& p) {
-    std::ifstream in(p);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
-
-double value_of(const block& b) { return std::sqrt(static_cast<double>(b.begin) + 0.5) / static_cast<double>(b.size()); }
-
+using test::read_text;
+using test::value_of;
 // A user type with its own checkpoint_traits.
 struct summary {
     double mean = 0;

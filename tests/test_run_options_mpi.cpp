@@ -2,6 +2,7 @@
 // every rank and resumed with another rank count, one log with every rank's lines, progress for
 // the whole run on the root only.
 #include "catch.hpp"
+#include "test_util.hpp"
 #include "mpi_policies.hpp"
 
 #include <chunkwise/chunkwise.hpp>
@@ -42,15 +43,8 @@ fs::path shared_dir(const std::string& name) {
     return dir;
 }
 
-std::string read_text(const fs::path& p) {
-    std::ifstream in(p);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
-
-double value_of(const block& b) { return std::sqrt(static_cast<double>(b.begin) + 0.5) / static_cast<double>(b.size()); }
-
+using test::read_text;
+using test::value_of;
 }  // namespace
 
 TEMPLATE_TEST_CASE("collect under MPI: every rank runs its blocks, the root learns every failure", "[mpi][run_options]",

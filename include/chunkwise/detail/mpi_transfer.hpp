@@ -94,20 +94,8 @@ struct raw_codec<R> {
     }
     static std::span<const element> elements(const R& r) { return {r.data(), static_cast<std::size_t>(r.size())}; }
     static R decode(const std::uint64_t*& h, const element*& data) {
-        const std::size_t dims = static_cast<std::size_t>(*h++);
-        typename R::shape_type shape{};
-        if constexpr (requires { shape.resize(dims); }) shape.resize(dims);
-        if (std::size(shape) != dims) {
-            throw std::runtime_error("[chunkwise.mpi] a tensor of rank " + std::to_string(dims) +
-                                     " arrived for a result type of rank " + std::to_string(std::size(shape)));
-        }
-        std::size_t count = 1;
-        for (std::size_t d = 0; d < dims; ++d) {
-            shape[d] = static_cast<typename R::shape_type::value_type>(h[d]);
-            count *= static_cast<std::size_t>(h[d]);
-        }
-        h += dims;
-        R out = R::from_shape(shape);
+        R out = make(h);
+        const std::size_t count = static_cast<std::size_t>(out.size());
         std::copy(data, data + count, out.data());
         data += count;
         return out;
