@@ -254,7 +254,11 @@ public:
             }
             done += static_cast<std::size_t>(w);
         }
+#if defined(__APPLE__)
+        if (::fsync(fd) != 0) {  // macOS has no fdatasync
+#else
         if (::fdatasync(fd) != 0) {  // the data and its size are on disk before the rename
+#endif
             const int e = errno;
             ::close(fd);
             ::unlink(tmp.c_str());

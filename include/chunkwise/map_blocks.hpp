@@ -199,7 +199,16 @@ auto map_blocks_impl(Policy& policy, const Blocks& blocks, BlockFn& fn, const ru
         done_here.fetch_add(1);
         tick();
     };
-    exec_result r = policy.execute(n, body, mode);
+    // Without checkpoint, log or progress a block is only the call and the store of its result.
+    auto plain_body = [&](std::size_t i) {
+        if constexpr (std::is_void_v<raw_t>) {
+            std::invoke(fn, element(i));
+            slots[i].emplace();
+        } else {
+            slots[i].emplace(std::invoke(fn, element(i)));
+        }
+    };
+    exec_result r = reporting || store ? policy.execute(n, body, mode) : policy.execute(n, plain_body, mode);
     if constexpr (distributed) {
         if (opt.progress) {
             const std::size_t global = policy.add_progress(done_here.load() - flushed);
