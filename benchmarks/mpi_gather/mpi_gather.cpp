@@ -8,8 +8,9 @@
 //    - chunkwise per-value: one block per double, R = double (per-frame results)
 // 2. map_blocks + gather of an empty workload (blocks return their index), mpi_policy and
 //    hybrid_policy(2), 1000 blocks.
-// Each measurement: barrier, time on every rank, the maximum over ranks; a warm-up run, then
-// the minimum and median of R repeats. Prints a table and one JSON line per row with metadata.
+// The results to gather come from map_blocks (untimed), as in a real run. Each measurement:
+// barrier, time on every rank, the maximum over ranks; a warm-up run, then the minimum and
+// median of R repeats. Prints a table and one JSON line per row with metadata.
 #include <chunkwise/chunkwise.hpp>
 #include <chunkwise/mpi.hpp>
 
@@ -137,27 +138,21 @@ int main(int argc, char** argv) {
             world, repeats,
             [&] {
                 got_vectors = {};
-                std::vector<std::size_t> idx;
-                std::vector<std::vector<double>> vals;
-                if (lo < hi) {
-                    idx.push_back(static_cast<std::size_t>(rank));
-                    vals.push_back(mine);
-                }
-                per_rank = chunkwise::partial_results<std::vector<double>>(one_per_rank.size(), idx, std::move(vals));
+                per_rank = chunkwise::map_blocks(policy, one_per_rank, [&](const chunkwise::block&) { return mine; });
             },
             [&] { got_vectors = chunkwise::gather(policy, std::move(per_rank)); });
         row(world, "gather", "chunkwise vector per rank", n, vec, hand.median);
 
         // One block per value.
+        const auto per_value_blocks = chunkwise::partition(n, chunkwise::parts{n});
         chunkwise::partial_results<double> per_value;
         std::vector<double> got_values;
         const timing val = measure(
             world, repeats,
             [&] {
                 got_values = {};
-                std::vector<std::size_t> idx(hi - lo);
-                std::iota(idx.begin(), idx.end(), lo);
-                per_value = chunkwise::partial_results<double>(n, std::move(idx), mine);
+                per_value = chunkwise::map_blocks(policy, per_value_blocks,
+                                                  [&](const chunkwise::block& b) { return static_cast<double>(b.begin); });
             },
             [&] { got_values = chunkwise::gather(policy, std::move(per_value)); });
         row(world, "gather", "chunkwise double per block", n, val, hand.median);

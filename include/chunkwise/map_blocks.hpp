@@ -250,6 +250,7 @@ auto map_blocks_impl(Policy& policy, const Blocks& blocks, BlockFn& fn, const ru
     r.stats.from_checkpoint = from_checkpoint;
     partial_results<result_t> out(n, std::move(indices), std::move(values), std::move(r.stats));
     out.set_failures(std::move(failures), std::move(failed));
+    out.set_complete_everywhere(mode == error_mode::fail_fast);
     return out;
 }
 

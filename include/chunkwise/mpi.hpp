@@ -165,15 +165,20 @@ public:
     template <class R>
     std::vector<R> gather_results(partial_results<R>& results) {
         // Under the contiguous schedule with nothing missing, rank order is block order and the
-        // indices need not travel.
-        int in_order = 0;
-        if (schedule_ == mpi_schedule::contiguous) {
-            const auto [first, last] = share(results.total_blocks(), rank_);
-            const auto& idx = results.indices();
-            in_order = idx.size() == last - first && (idx.empty() || (idx.front() == first && idx.back() == last - 1));
-        }
+        // indices need not travel. A fail-fast map_blocks guarantees that on every rank; otherwise
+        // the ranks check it together.
         int all_in_order = 0;
-        check_mpi(MPI_Allreduce(&in_order, &all_in_order, 1, MPI_INT, MPI_LAND, comm_), "MPI_Allreduce");
+        if (schedule_ == mpi_schedule::contiguous && results.complete_everywhere()) {
+            all_in_order = 1;
+        } else {
+            int in_order = 0;
+            if (schedule_ == mpi_schedule::contiguous) {
+                const auto [first, last] = share(results.total_blocks(), rank_);
+                const auto& idx = results.indices();
+                in_order = idx.size() == last - first && (idx.empty() || (idx.front() == first && idx.back() == last - 1));
+            }
+            check_mpi(MPI_Allreduce(&in_order, &all_in_order, 1, MPI_INT, MPI_LAND, comm_), "MPI_Allreduce");
+        }
         if (all_in_order) {
             std::vector<std::uint64_t> counts(static_cast<std::size_t>(size_));
             for (int r = 0; r < size_; ++r) {

@@ -69,6 +69,12 @@ public:
     /// Positions (in the range given to map_blocks) of the failed blocks, ascending.
     [[nodiscard]] const std::vector<std::size_t>& failed_positions() const noexcept { return failed_positions_; }
 
+    /// True when map_blocks ran fail-fast and returned: then every rank holds all of its blocks
+    /// (a failure anywhere would have thrown everywhere), which lets an MPI gather skip a check.
+    [[nodiscard]] bool complete_everywhere() const noexcept { return complete_everywhere_; }
+    /// Set by map_blocks; see complete_everywhere().
+    void set_complete_everywhere(bool complete) noexcept { complete_everywhere_ = complete; }
+
     /// Records failed blocks (map_blocks does this under on_error::collect).
     /// \param positions their positions in the range given to map_blocks, ascending
     void set_failures(std::vector<failure> failures, std::vector<std::size_t> positions) {
@@ -83,6 +89,7 @@ private:
     run_stats stats_;
     std::vector<failure> failures_;
     std::vector<std::size_t> failed_positions_;
+    bool complete_everywhere_ = false;
 };
 
 }  // namespace chunkwise
