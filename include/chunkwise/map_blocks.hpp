@@ -143,28 +143,31 @@ auto map_blocks_impl(Policy& policy, const Blocks& blocks, BlockFn& fn, const ru
 
     std::vector<std::optional<result_t>> slots(n);
     std::vector<unsigned char> loaded(store ? n : 0, 0);
+    // Per block, only what is used: the description for the log and the checkpoint, the
+    // checkpoint's file key, the log's label (a progress-only run builds no strings).
+    const bool logging = reporter && reporter->logging();
     auto body = [&](std::size_t i) {
         decltype(auto) b = element(i);
-        const std::string description = reporting || store ? describe_block(b) : std::string();
-        const std::string key = reporting || store ? checkpoint_key(b, i, description) : std::string();
+        const std::string description = logging || store ? describe_block(b) : std::string();
+        const std::string key = store ? checkpoint_key(b, i, description) : std::string();
         const std::string label =
-            reporting ? "block " + std::to_string(block_key(b, i)) + (description.empty() ? "" : " (" + description + ")")
-                      : std::string();
+            logging ? "block " + std::to_string(block_key(b, i)) + (description.empty() ? "" : " (" + description + ")")
+                    : std::string();
         if constexpr (checkpointable<result_t>) {
             if (store) {
                 if (auto bytes = store->load(key, type_name, description)) {
                     slots[i].emplace(checkpoint_traits<result_t>::load(*bytes));
                     loaded[i] = 1;
-                    if (reporter) reporter->line("loaded " + label + " from checkpoint");
+                    if (logging) reporter->line("loaded " + label + " from checkpoint");
                     done_here.fetch_add(1);
                     tick();
                     return;
                 }
             }
         }
-        if (reporter) reporter->line("start " + label);
+        if (logging) reporter->line("start " + label);
         const auto t0 = clock::now();
-        current_reporter = reporter ? &*reporter : nullptr;
+        current_reporter = logging ? &*reporter : nullptr;
         current_block_label = &label;
         try {
             if constexpr (std::is_void_v<raw_t>) {
@@ -184,7 +187,7 @@ auto map_blocks_impl(Policy& policy, const Blocks& blocks, BlockFn& fn, const ru
             current_reporter = nullptr;
             current_block_label = nullptr;
             slots[i].reset();
-            if (reporter) {
+            if (logging) {
                 reporter->line("FAILED " + label + " after " + std::to_string(seconds_since(t0)) + " s: " +
                                describe_exception(std::current_exception()));
             }
@@ -194,7 +197,7 @@ auto map_blocks_impl(Policy& policy, const Blocks& blocks, BlockFn& fn, const ru
         }
         current_reporter = nullptr;
         current_block_label = nullptr;
-        if (reporter) reporter->line("end " + label + " " + std::to_string(seconds_since(t0)) + " s");
+        if (logging) reporter->line("end " + label + " " + std::to_string(seconds_since(t0)) + " s");
         computed_here.fetch_add(1);
         done_here.fetch_add(1);
         tick();
