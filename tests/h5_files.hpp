@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -37,6 +38,14 @@ inline const std::vector<layout_case>& layouts() {
     return all;
 }
 
+/// The layout called `name` ("contiguous", "chunked", "deflate+shuffle", ...).
+inline const layout_case& layout(const std::string& name) {
+    for (const auto& l : layouts()) {
+        if (l.name == name) return l;
+    }
+    throw std::invalid_argument("test: no layout " + name);
+}
+
 struct type_case {
     std::string name;
     hid_t file_type;  // stored type (any byte order)
@@ -51,6 +60,14 @@ inline const std::vector<type_case>& types() {
         {"i64le", H5T_STD_I64LE, H5T_NATIVE_DOUBLE},  {"u16be", H5T_STD_U16BE, H5T_NATIVE_DOUBLE},
     };
     return all;
+}
+
+/// The type called `name` ("f32le", "f64be", "i16le", ...).
+inline const type_case& type(const std::string& name) {
+    for (const auto& t : types()) {
+        if (t.name == name) return t;
+    }
+    throw std::invalid_argument("test: no type " + name);
 }
 
 /// Writes dataset `name` of `shape` into `file` (created if missing) with values that exercise
@@ -119,6 +136,43 @@ std::vector<T> h5dread_rows(const std::filesystem::path& file, const std::string
     H5Sclose(fs);
     H5Dclose(d);
     H5Fclose(f);
+    return out;
+}
+
+/// Rows [begin, end) as H5Dread gives them (whole trailing axes), or nullopt where HDF5 fails
+/// (HDF5's error printing silenced). The reference every chunkwise read is compared with.
+template <class T>
+std::optional<std::vector<T>> try_h5dread(const std::filesystem::path& file, const std::string& name, hid_t mem,
+                                          std::size_t begin, std::size_t end) {
+    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+    std::optional<std::vector<T>> out;
+    const hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    const hid_t d = f < 0 ? -1 : H5Dopen2(f, name.c_str(), H5P_DEFAULT);
+    const hid_t fs = d < 0 ? -1 : H5Dget_space(d);
+    const int rank = fs < 0 ? -1 : H5Sget_simple_extent_ndims(fs);
+    if (rank > 0) {
+        std::vector<hsize_t> dims(static_cast<std::size_t>(rank)), start(dims.size(), 0);
+        H5Sget_simple_extent_dims(fs, dims.data(), nullptr);
+        if (end <= dims[0] && begin <= end) {
+            start[0] = begin;
+            dims[0] = end - begin;
+            std::size_t n = 1;
+            for (hsize_t s : dims) n *= s;
+            std::vector<T> values(n);
+            bool ok = true;
+            if (n > 0) {
+                const hid_t ms = H5Screate_simple(rank, dims.data(), nullptr);
+                ok = H5Sselect_hyperslab(fs, H5S_SELECT_SET, start.data(), nullptr, dims.data(), nullptr) >= 0 &&
+                     H5Dread(d, mem, ms, fs, H5P_DEFAULT, values.data()) >= 0;
+                H5Sclose(ms);
+            }
+            if (ok) out = std::move(values);
+        }
+    }
+    if (fs >= 0) H5Sclose(fs);
+    if (d >= 0) H5Dclose(d);
+    if (f >= 0) H5Fclose(f);
+    H5Eclear2(H5E_DEFAULT);
     return out;
 }
 

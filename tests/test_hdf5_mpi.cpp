@@ -38,8 +38,8 @@ TEMPLATE_TEST_CASE("each rank reads its blocks of a shared file", "[mpi][hdf5]",
     const auto file = std::filesystem::temp_directory_path() / ("chunkwise-mpi-" + std::to_string(pid) + ".h5");
     if (world.rank() == 0) {
         std::filesystem::remove(file);
-        test::write_dataset(file, "/traj/xyz", {97, 11, 3}, test::types()[0], test::layouts()[2], {4, 11, 3});
-        test::write_dataset(file, "/traj/box", {97, 3}, test::types()[1], test::layouts()[0], {});
+        test::write_dataset(file, "/traj/xyz", {97, 11, 3}, test::type("f32le"), test::layout("deflate+shuffle"), {4, 11, 3});
+        test::write_dataset(file, "/traj/box", {97, 3}, test::type("f64be"), test::layout("contiguous"), {});
     }
     world.barrier();
     for (const char* name : {"/traj/xyz", "/traj/box"}) {

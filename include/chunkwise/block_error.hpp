@@ -2,19 +2,20 @@
 /// \file
 /// The exception `map_blocks` throws when a block's function throws.
 
+#include <chunkwise/error.hpp>
+
 #include <cstddef>
 #include <exception>
-#include <stdexcept>
 #include <string>
 #include <utility>
 
 namespace chunkwise {
 
-/// A block's function threw: which block, on which rank, and the original message.
+/// A block's function threw: which block, on which rank, and the original message (a chunkwise::error).
 ///
 /// `what()` reads "[chunkwise.block_error] block I (DESCRIPTION) failed on rank R: MESSAGE".
 /// Under MPI every rank throws the same error, including ranks whose own blocks succeeded.
-class block_error : public std::runtime_error {
+class block_error : public error {
 public:
     /// \param block_index index of the failed block in its partition
     /// \param rank MPI rank the block ran on (0 without MPI)
@@ -23,7 +24,7 @@ public:
     /// \param original the original exception where it was thrown in this process, else null
     block_error(std::size_t block_index, int rank, std::string message, const std::string& description = {},
                 std::exception_ptr original = nullptr)
-        : std::runtime_error(format(block_index, rank, message, description)),
+        : error(format(block_index, rank, message, description)),
           index_(block_index),
           rank_(rank),
           message_(std::move(message)),

@@ -1,11 +1,13 @@
 #pragma once
 /// \file
 /// chunkwise's HDF5 layer (CMake component `hdf5`, target chunkwise::hdf5): `h5::dataset` reads
-/// rows in chunk-aligned blocks and decodes chunks in the calling thread; `h5::partition`,
-/// `h5::write`, `h5::layout_report`; every problem is an `h5::error`.
+/// rows in chunk-aligned blocks and decodes chunks in the calling thread; `h5::partition` by
+/// count or by bytes, `h5::read_buffer`, `h5::write`, `h5::write_blocks`,
+/// `h5::analyze_layout`; every problem is an `h5::error`.
 
 #include <chunkwise/hdf5/dataset.hpp>
 #include <chunkwise/hdf5/error.hpp>
 #include <chunkwise/hdf5/layout.hpp>
 #include <chunkwise/hdf5/lock.hpp>
+#include <chunkwise/hdf5/partition.hpp>
 #include <chunkwise/hdf5/write.hpp>

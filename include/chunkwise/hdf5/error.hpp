@@ -2,21 +2,23 @@
 /// \file
 /// `chunkwise::h5::error`: what every problem with an HDF5 file or dataset throws.
 
-#include <stdexcept>
+#include <chunkwise/error.hpp>
+
 #include <string>
 
 namespace chunkwise::h5 {
 
-/// A problem with an HDF5 file or dataset: missing, wrong type or rank, corrupted, truncated.
+/// A problem with an HDF5 file or dataset: missing, wrong type or rank, corrupted, truncated,
+/// unwritable (a chunkwise::error).
 ///
 /// `what()` reads "[chunkwise.h5] FILE:DATASET: what is wrong" and names the file and the dataset
 /// path; `file()` and `dataset()` give them apart.
-class error : public std::runtime_error {
+class error : public chunkwise::error {
 public:
     /// \param file the file's path; \param dataset the dataset's path in it (may be empty);
     /// \param message what is wrong
     error(const std::string& file, const std::string& dataset, const std::string& message)
-        : std::runtime_error("[chunkwise.h5] " + file + (dataset.empty() ? "" : ":" + dataset) + ": " + message),
+        : chunkwise::error("[chunkwise.h5] " + file + (dataset.empty() ? "" : ":" + dataset) + ": " + message),
           file_(file),
           dataset_(dataset) {}
 

@@ -3,7 +3,7 @@
 /// `chunkwise::h5::library_lock`: the one lock around every HDF5 call chunkwise makes, for
 /// programs that call the HDF5 C API themselves while chunkwise reads from other threads.
 
-#include <chunkwise/detail/hdf5_library.hpp>
+#include <chunkwise/detail/hdf5/library.hpp>
 
 namespace chunkwise::h5 {
 

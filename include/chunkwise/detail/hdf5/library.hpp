@@ -1,8 +1,8 @@
 #pragma once
 // Internal: every HDF5 call chunkwise makes holds one process-wide mutex (Debian's parallel HDF5
 // build is not thread-safe at all; the serial build's own lock does not protect sequences of
-// calls), with HDF5's error printing silenced on the calling thread; and the innermost message of
-// HDF5's error stack, for h5::error.
+// calls), with HDF5's error printing silenced on the calling thread; the innermost messages of
+// HDF5's error stack, for h5::error; and handles that close their hid_t under that mutex.
 #include <hdf5.h>
 
 #include <mutex>
@@ -32,7 +32,8 @@ private:
     std::unique_lock<std::recursive_mutex> lock_;
 };
 
-/// HDF5's description of the last failure on this thread ("" if none). Call with the lock held.
+/// HDF5's description of the last failure on this thread ("" if none), and clears it. Call with
+/// the lock held.
 inline std::string last_error() {
     std::string text;
     H5Ewalk2(
@@ -50,7 +51,9 @@ inline std::string last_error() {
     return text;
 }
 
-/// An hid_t closed with its close function under the library lock.
+/// An hid_t closed with its close function under the library lock. `close()` reports whether
+/// closing worked (what writers must check: HDF5 writes buffered data when closing); the
+/// destructor closes silently.
 class handle {
 public:
     using closer = herr_t (*)(hid_t);
@@ -71,10 +74,19 @@ public:
 
     [[nodiscard]] hid_t get() const noexcept { return id_; }
     [[nodiscard]] bool valid() const noexcept { return id_ >= 0; }
+
+    /// Closes now; false when HDF5 reports a failure (e.g. a full disk while flushing).
+    [[nodiscard]] bool close() noexcept {
+        if (id_ < 0 || close_ == nullptr) return true;
+        library_lock lock;
+        const herr_t rc = close_(std::exchange(id_, H5I_INVALID_HID));
+        return rc >= 0;
+    }
     void reset() noexcept {
         if (id_ >= 0 && close_ != nullptr) {
             library_lock lock;
             close_(id_);
+            H5Eclear2(H5E_DEFAULT);
         }
         id_ = H5I_INVALID_HID;
     }
@@ -83,5 +95,20 @@ private:
     hid_t id_ = H5I_INVALID_HID;
     closer close_ = nullptr;
 };
+
+/// "/a/b" for "a/b", "/a/b/", "./a/b", "/a//b" and "/a/./b": the absolute path HDF5 resolves.
+inline std::string normalize_path(const std::string& path) {
+    std::string out;
+    std::size_t pos = 0;
+    while (pos <= path.size()) {
+        std::size_t next = path.find('/', pos);
+        if (next == std::string::npos) next = path.size();
+        const std::string part = path.substr(pos, next - pos);
+        pos = next + 1;
+        if (part.empty() || part == ".") continue;
+        out += "/" + part;
+    }
+    return out.empty() ? "/" : out;
+}
 
 }  // namespace chunkwise::h5::detail

@@ -1,14 +1,16 @@
 #pragma once
 // Internal: decoding HDF5 chunks in the calling thread, outside any lock: deflate (libdeflate
-// where chunkwise::hdf5 was built with it, else zlib), shuffle, byte order, and the conversions
-// that are exact (same type, or widening) from the stored element type to T.
+// where chunkwise::hdf5 was built with it, i.e. CHUNKWISE_USE_LIBDEFLATE is defined, else zlib),
+// shuffle with the filter's own element size, byte order, and the exact conversions from a raw
+// stored element type to T.
+#include <chunkwise/detail/hdf5/types.hpp>
+
 #include <zlib.h>
 #if defined(CHUNKWISE_USE_LIBDEFLATE)
 #include <libdeflate.h>
 #endif
 
 #include <bit>
-#include <climits>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -17,20 +19,11 @@
 #include <stdexcept>
 #include <string>
 #include <type_traits>
-#include <vector>
 
 namespace chunkwise::h5::detail {
 
-/// The stored element type, as far as the fast path needs it.
-struct element_type {
-    enum class kind { signed_int, unsigned_int, floating, other };
-    kind k = kind::other;
-    std::size_t size = 0;
-    bool big_endian = false;
-};
-
 /// Inflates a zlib stream (what HDF5's deflate filter writes) into exactly `out_size` bytes.
-/// Throws std::runtime_error when the stream is corrupt or of another size.
+/// Throws std::runtime_error when the stream is corrupt or decodes to another size.
 inline void inflate_exact(const unsigned char* in, std::size_t in_size, unsigned char* out, std::size_t out_size) {
 #if defined(CHUNKWISE_USE_LIBDEFLATE)
     struct freer {
@@ -58,44 +51,42 @@ inline void inflate_exact(const unsigned char* in, std::size_t in_size, unsigned
 #endif
 }
 
-/// Undoes HDF5's shuffle filter: byte b of element i was stored at b * n + i.
+/// Undoes HDF5's shuffle filter with element size `elem_size` (the filter's parameter, normally
+/// the type's size): byte b of element i was stored at b * n + i, n = bytes / elem_size; bytes
+/// past the last whole element are stored as they are. Like HDF5, nothing moves when n <= 1.
 inline void unshuffle(const unsigned char* in, unsigned char* out, std::size_t bytes, std::size_t elem_size) {
-    if (elem_size <= 1) {
+    const std::size_t n = elem_size == 0 ? 0 : bytes / elem_size;
+    if (elem_size <= 1 || n <= 1) {
         std::memcpy(out, in, bytes);
         return;
     }
-    const std::size_t n = bytes / elem_size;
-    for (std::size_t b = 0; b < elem_size; ++b) {
-        const unsigned char* src = in + b * n;
-        for (std::size_t i = 0; i < n; ++i) out[i * elem_size + b] = src[i];
+    if (elem_size == 4) {  // the common case, unrolled
+        const unsigned char *b0 = in, *b1 = in + n, *b2 = in + 2 * n, *b3 = in + 3 * n;
+        for (std::size_t i = 0; i < n; ++i) {
+            out[4 * i] = b0[i];
+            out[4 * i + 1] = b1[i];
+            out[4 * i + 2] = b2[i];
+            out[4 * i + 3] = b3[i];
+        }
+    } else {
+        for (std::size_t b = 0; b < elem_size; ++b) {
+            const unsigned char* src = in + b * n;
+            for (std::size_t i = 0; i < n; ++i) out[i * elem_size + b] = src[i];
+        }
     }
-    // Trailing bytes that do not make a whole element are stored unshuffled.
     std::memcpy(out + n * elem_size, in + n * elem_size, bytes - n * elem_size);
 }
 
-/// True when every value of the stored type converts to T exactly (no rounding, no clipping).
-template <class T>
-bool exact_conversion(const element_type& t) {
-    if constexpr (!std::is_arithmetic_v<T> || std::is_same_v<T, bool>) {
-        return false;
-    } else {
-        using E = element_type::kind;
-        constexpr std::size_t tsize = sizeof(T);
-        if (t.size != 1 && t.size != 2 && t.size != 4 && t.size != 8) return false;
-        if constexpr (std::is_floating_point_v<T>) {
-            constexpr int digits = std::numeric_limits<T>::digits;
-            if (t.k == E::floating) return (t.size == 4 && digits >= 24) || (t.size == 8 && digits >= 53);
-            if (t.k == E::signed_int) return static_cast<int>(t.size * 8) - 1 <= digits;
-            if (t.k == E::unsigned_int) return static_cast<int>(t.size * 8) <= digits;
-            return false;
-        } else if constexpr (std::is_signed_v<T>) {
-            if (t.k == E::signed_int) return t.size <= tsize;
-            if (t.k == E::unsigned_int) return t.size < tsize;
-            return false;
-        } else {
-            return t.k == E::unsigned_int && t.size <= tsize;
-        }
+/// x with its bytes in reverse order (portable; compilers emit one instruction).
+template <class U>
+constexpr U byte_swap(U x) noexcept {
+    static_assert(std::is_unsigned_v<U>);
+    U out = 0;
+    for (std::size_t i = 0; i < sizeof(U); ++i) {
+        out = static_cast<U>((out << 8) | (x & 0xffu));
+        x = static_cast<U>(x >> 8);
     }
+    return out;
 }
 
 template <class S>
@@ -105,11 +96,7 @@ S load_element(const unsigned char* p, bool swap) {
                                                     std::conditional_t<sizeof(S) == 4, std::uint32_t, std::uint64_t>>>;
     U u;
     std::memcpy(&u, p, sizeof(U));
-    if (swap) {
-        if constexpr (sizeof(U) == 2) u = static_cast<U>((u >> 8) | (u << 8));
-        if constexpr (sizeof(U) == 4) u = __builtin_bswap32(u);
-        if constexpr (sizeof(U) == 8) u = __builtin_bswap64(u);
-    }
+    if (swap) u = byte_swap(u);
     S s;
     std::memcpy(&s, &u, sizeof(S));
     return s;

@@ -1,0 +1,135 @@
+#pragma once
+// Internal: copying the part of a decoded chunk that a read asked for into the read's output,
+// converting to T on the way. The stored type is dispatched once per chunk; the two innermost
+// iterated axes run in one tight loop, so chunks that split the trailing axes (h5py's automatic
+// chunks, e.g. (13, 3495, 1) of a (frames, atoms, 3) trajectory: one coordinate of a few
+// thousand atoms) scatter at memory speed rather than one call per element.
+#include <chunkwise/detail/hdf5/decode.hpp>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+#include <vector>
+
+namespace chunkwise::h5::detail {
+
+/// Calls f(std::type_identity<S>{}) with S the C++ type of the raw stored element type.
+template <class F>
+void with_stored_type(const element_type& t, F&& f) {
+    using E = element_type::kind;
+    switch (t.k) {
+        case E::signed_int:
+            switch (t.size) {
+                case 1: return f(std::type_identity<std::int8_t>{});
+                case 2: return f(std::type_identity<std::int16_t>{});
+                case 4: return f(std::type_identity<std::int32_t>{});
+                default: return f(std::type_identity<std::int64_t>{});
+            }
+        case E::unsigned_int:
+            switch (t.size) {
+                case 1: return f(std::type_identity<std::uint8_t>{});
+                case 2: return f(std::type_identity<std::uint16_t>{});
+                case 4: return f(std::type_identity<std::uint32_t>{});
+                default: return f(std::type_identity<std::uint64_t>{});
+            }
+        case E::floating:
+            if (t.size == 4) return f(std::type_identity<float>{});
+            return f(std::type_identity<double>{});
+        default:
+            throw std::logic_error("chunkwise: a copy of a type without a fast path");
+    }
+}
+
+/// count rows of `run` elements: row c starts at src + c * src_stride elements (of S) and at
+/// dst + c * dst_stride (of T).
+template <class S, class T>
+void copy_rows(const unsigned char* src, std::size_t src_stride, T* dst, std::size_t dst_stride, std::size_t count,
+               std::size_t run, bool swap) {
+    if (run == 1) {
+        if (!swap) {
+            for (std::size_t c = 0; c < count; ++c) {
+                S s;
+                std::memcpy(&s, src + c * src_stride * sizeof(S), sizeof(S));
+                dst[c * dst_stride] = static_cast<T>(s);
+            }
+        } else {
+            for (std::size_t c = 0; c < count; ++c) {
+                dst[c * dst_stride] = static_cast<T>(load_element<S>(src + c * src_stride * sizeof(S), true));
+            }
+        }
+        return;
+    }
+    for (std::size_t c = 0; c < count; ++c) {
+        convert_run_as<S>(src + c * src_stride * sizeof(S), dst + c * dst_stride, run, swap);
+    }
+}
+
+/// A box [lo, hi) of an N-d array stored row-major in `src` (extent `src_shape`, element type
+/// `et`, box coordinates relative to src's origin) copied to `dst` (extent `dst_shape`, box at
+/// `dst_lo`), converted to T. Only call where exact_conversion<T>(et).
+template <class T>
+void copy_box(const unsigned char* src, const element_type& et, const std::size_t* src_shape, const std::size_t* lo,
+              const std::size_t* hi, T* dst, const std::size_t* dst_shape, const std::size_t* dst_lo, std::size_t n) {
+    for (std::size_t d = 0; d < n; ++d) {
+        if (lo[d] >= hi[d]) return;
+    }
+    // Element strides of both arrays.
+    std::size_t ss[16], ds[16];
+    std::vector<std::size_t> heap_ss, heap_ds;
+    std::size_t* sstr = ss;
+    std::size_t* dstr = ds;
+    if (n > 16) {
+        heap_ss.resize(n);
+        heap_ds.resize(n);
+        sstr = heap_ss.data();
+        dstr = heap_ds.data();
+    }
+    sstr[n - 1] = 1;
+    dstr[n - 1] = 1;
+    for (std::size_t d = n - 1; d > 0; --d) {
+        sstr[d - 1] = sstr[d] * src_shape[d];
+        dstr[d - 1] = dstr[d] * dst_shape[d];
+    }
+    // Trailing axes that the box covers whole in both arrays are one contiguous run: k is the
+    // innermost axis still iterated.
+    std::size_t k = n - 1;
+    while (k > 0 && lo[k] == 0 && hi[k] == src_shape[k] && src_shape[k] == dst_shape[k] && dst_lo[k] == 0) --k;
+    const std::size_t run = (hi[k] - lo[k]) * sstr[k];
+    const bool swap = et.big_endian != (std::endian::native == std::endian::big);
+
+    with_stored_type(et, [&]<class S>(std::type_identity<S>) {
+        if (k == 0) {
+            copy_rows<S>(src + lo[0] * sstr[0] * sizeof(S), 0, dst + dst_lo[0] * dstr[0], 0, 1, run, swap);
+            return;
+        }
+        // Axis k-1 is the 2-D kernel's row axis; axes before it are walked here.
+        const std::size_t rows = hi[k - 1] - lo[k - 1];
+        std::size_t idx[16];
+        std::vector<std::size_t> heap_idx;
+        std::size_t* at = idx;
+        if (n > 16) {
+            heap_idx.resize(n);
+            at = heap_idx.data();
+        }
+        for (std::size_t d = 0; d < n; ++d) at[d] = lo[d];
+        for (;;) {
+            std::size_t s = 0, o = 0;
+            for (std::size_t d = 0; d <= k; ++d) {
+                s += at[d] * sstr[d];
+                o += (at[d] - lo[d] + dst_lo[d]) * dstr[d];
+            }
+            copy_rows<S>(src + s * sizeof(S), sstr[k - 1], dst + o, dstr[k - 1], rows, run, swap);
+            std::size_t d = k - 1;
+            for (;;) {
+                if (d == 0) return;
+                --d;
+                if (++at[d] < hi[d]) break;
+                at[d] = lo[d];
+            }
+        }
+    });
+}
+
+}  // namespace chunkwise::h5::detail

@@ -1,0 +1,155 @@
+#pragma once
+// Internal: creating datasets for h5::write and h5::write_blocks: the creation properties
+// (chunks, shuffle, deflate; automatic chunks of whole rows), and a file + dataset being written
+// that either completes — every close checked, since HDF5 writes cached data when closing — or
+// leaves nothing behind that would make a retry fail with "already exists": a file it created is
+// removed, a dataset it added to an existing file is unlinked.
+#include <chunkwise/detail/hdf5/library.hpp>
+#include <chunkwise/hdf5/error.hpp>
+
+#include <hdf5.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <filesystem>
+#include <string>
+#include <system_error>
+#include <vector>
+
+namespace chunkwise::h5 {
+
+/// How `write` and `write_blocks` store a dataset.
+struct write_options {
+    std::vector<std::size_t> chunk;  ///< chunk shape; empty: contiguous (or automatic when deflating)
+    int deflate = 0;                 ///< 0: no compression; 1-9: deflate level (chunked storage)
+    bool shuffle = false;            ///< byte shuffle before deflate (helps floats compress)
+};
+
+namespace detail {
+
+/// The shape of one block result (arrays: shape(); vectors: their length).
+template <class R>
+std::vector<std::size_t> result_shape(const R& r) {
+    if constexpr (requires { r.shape(); }) {
+        const auto& s = r.shape();
+        return std::vector<std::size_t>(s.begin(), s.end());
+    } else {
+        return {r.size()};
+    }
+}
+
+/// Checks the options against the array's shape; fills in automatic chunks (whole rows, about
+/// 1 MiB) when compressing without a chunk shape. Throws h5::error.
+inline void complete_options(write_options& opt, const std::vector<std::size_t>& shape, std::size_t elem_size,
+                             const std::string& file, const std::string& path) {
+    if (shape.empty()) throw error(file, path, "write: an array of rank 0 has no rows");
+    if (opt.deflate < 0 || opt.deflate > 9) {
+        throw error(file, path, "write: deflate level must be 0-9, got " + std::to_string(opt.deflate));
+    }
+    if (!opt.chunk.empty() && opt.chunk.size() != shape.size()) {
+        throw error(file, path, "write: the chunk shape has " + std::to_string(opt.chunk.size()) + " axes, the array " +
+                                    std::to_string(shape.size()));
+    }
+    if ((opt.deflate > 0 || opt.shuffle) && opt.chunk.empty()) {
+        std::size_t row_bytes = elem_size;
+        for (std::size_t d = 1; d < shape.size(); ++d) row_bytes *= std::max<std::size_t>(shape[d], 1);
+        opt.chunk = shape;
+        opt.chunk[0] = std::clamp<std::size_t>((std::size_t{1} << 20) / std::max<std::size_t>(row_bytes, 1), 1,
+                                               std::max<std::size_t>(shape[0], 1));
+    }
+    for (std::size_t d = 0; d < opt.chunk.size(); ++d) opt.chunk[d] = std::max<std::size_t>(opt.chunk[d], 1);
+}
+
+/// A dataset being created and written. Call everything with the library lock held.
+class dataset_writer {
+public:
+    /// Opens (or creates) `file` with `fapl` and creates the dataset; throws h5::error.
+    dataset_writer(const std::string& file, const std::string& path, hid_t file_type,
+                   const std::vector<std::size_t>& shape, const write_options& opt, hid_t fapl, bool file_existed)
+        : file_(file), path_(path) {
+        file_h_ = file_existed ? handle(H5Fopen(file.c_str(), H5F_ACC_RDWR, fapl), H5Fclose)
+                               : handle(H5Fcreate(file.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, fapl), H5Fclose);
+        if (!file_h_.valid()) fail("cannot open or create the file: " + last_error());
+        created_file_ = !file_existed;
+        if (H5Lexists(file_h_.get(), path.c_str(), H5P_DEFAULT) > 0) {
+            committed_ = true;  // nothing of ours to undo
+            throw error(file_, path_, "write: the dataset already exists");
+        }
+        H5Eclear2(H5E_DEFAULT);
+        std::vector<hsize_t> dims(shape.begin(), shape.end());
+        handle space(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr), H5Sclose);
+        handle lcpl(H5Pcreate(H5P_LINK_CREATE), H5Pclose);
+        handle dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
+        if (!space.valid() || !lcpl.valid() || !dcpl.valid()) fail("cannot describe the dataset: " + last_error());
+        H5Pset_create_intermediate_group(lcpl.get(), 1);
+        if (!opt.chunk.empty()) {
+            std::vector<hsize_t> chunk(opt.chunk.begin(), opt.chunk.end());
+            if (H5Pset_chunk(dcpl.get(), static_cast<int>(chunk.size()), chunk.data()) < 0 ||
+                (opt.shuffle && H5Pset_shuffle(dcpl.get()) < 0) ||
+                (opt.deflate > 0 && H5Pset_deflate(dcpl.get(), static_cast<unsigned>(opt.deflate)) < 0)) {
+                fail("cannot set the chunk shape or filters: " + last_error());
+            }
+        }
+        dset_h_ = handle(H5Dcreate2(file_h_.get(), path.c_str(), file_type, space.get(), lcpl.get(), dcpl.get(), H5P_DEFAULT),
+                         H5Dclose);
+        if (!dset_h_.valid()) fail("cannot create the dataset: " + last_error());
+        created_dataset_ = true;
+    }
+    dataset_writer(const dataset_writer&) = delete;
+    dataset_writer& operator=(const dataset_writer&) = delete;
+
+    /// If not committed: removes what this writer made (see the file comment).
+    ~dataset_writer() { abandon(); }
+
+    [[nodiscard]] hid_t dataset() const noexcept { return dset_h_.get(); }
+
+    /// Throws h5::error "write: WHAT" after removing what this writer made.
+    [[noreturn]] void fail(const std::string& what) {
+        const std::string hint = abandon();
+        throw error(file_, path_, "write: " + what + hint);
+    }
+
+    /// Closes the dataset and the file, checking both: the data is in the file when it returns.
+    void commit() {
+        const bool dataset_closed = dset_h_.close();
+        const std::string dataset_error = dataset_closed ? std::string() : last_error();
+        const bool flushed = H5Fflush(file_h_.get(), H5F_SCOPE_LOCAL) >= 0;
+        const std::string flush_error = flushed ? std::string() : last_error();
+        const bool file_closed = file_h_.close();
+        if (!dataset_closed || !flushed || !file_closed) {
+            const std::string why = !dataset_closed ? dataset_error : !flushed ? flush_error : last_error();
+            fail("closing the dataset and the file failed (disk full?): " + (why.empty() ? std::string("unknown") : why));
+        }
+        committed_ = true;
+    }
+
+private:
+    // Undoes what was made; returns a note for the message when that did not fully work.
+    std::string abandon() noexcept {
+        if (committed_) return {};
+        committed_ = true;
+        dset_h_.reset();
+        std::string note;
+        if (created_file_) {
+            file_h_.reset();
+            std::error_code ec;
+            std::filesystem::remove(file_, ec);
+            if (ec) note = " (and the partly written file could not be removed: " + ec.message() + ")";
+        } else if (created_dataset_ && file_h_.valid()) {
+            const bool unlinked = H5Ldelete(file_h_.get(), path_.c_str(), H5P_DEFAULT) >= 0;
+            const bool closed = file_h_.close();
+            H5Eclear2(H5E_DEFAULT);
+            if (!unlinked || !closed) note = " (the partly written dataset may remain in the file: remove it before retrying)";
+        }
+        return note;
+    }
+
+    std::string file_, path_;
+    handle file_h_, dset_h_;
+    bool created_file_ = false;
+    bool created_dataset_ = false;
+    bool committed_ = false;
+};
+
+}  // namespace detail
+}  // namespace chunkwise::h5

@@ -1,0 +1,343 @@
+#pragma once
+// Internal: the three ways a read is served.
+//
+// - contiguous: pread of the rows from the file the dataset lives in, no lock;
+// - chunked: the locations of the chunks a read touches are looked up under the lock (one
+//   H5Dread_chunk probe per chunk, then cached), their bytes read with pread and decoded
+//   (inflate, unshuffle, convert) outside it; unfiltered chunks of T's own representation that
+//   hold whole rows go straight into the output;
+// - through HDF5 (H5Dread under the lock, straight into the output): every type or filter
+//   chunkwise does not decode itself, conversions that round or clip, and, chunk by chunk,
+//   chunks never written (fill values) or stored unlike their chunk (an unfiltered chunk of
+//   another size). So every read gives what H5Dread gives, or an h5::error.
+#include <chunkwise/detail/hdf5/copy.hpp>
+#include <chunkwise/detail/hdf5/decode.hpp>
+#include <chunkwise/detail/hdf5/library.hpp>
+#include <chunkwise/detail/hdf5/state.hpp>
+#include <chunkwise/detail/hdf5/types.hpp>
+
+#include <hdf5.h>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <new>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace chunkwise::h5::detail {
+
+/// Decode buffers of the calling thread: kept between reads up to keep_bytes in all, released
+/// after any read that needed more (64 MiB chunks would otherwise stay resident per thread).
+struct scratch {
+    static constexpr std::size_t keep_bytes = std::size_t{32} << 20;
+    std::vector<unsigned char> a, b;
+
+    static scratch& mine() {
+        thread_local scratch s;
+        return s;
+    }
+    [[nodiscard]] std::size_t held() const noexcept { return a.capacity() + b.capacity(); }
+    void trim() {
+        if (held() > keep_bytes) {
+            std::vector<unsigned char>().swap(a);
+            std::vector<unsigned char>().swap(b);
+        }
+    }
+};
+
+/// Bytes of the calling thread's decode buffers (for tests of the bound).
+inline std::size_t scratch_bytes_held() { return scratch::mine().held(); }
+
+inline void grow(std::vector<unsigned char>& v, std::size_t bytes, const dataset_state& s) {
+    try {
+        if (v.size() < bytes) v.resize(bytes);
+    } catch (const std::bad_alloc&) {
+        s.fail("cannot allocate " + std::to_string(bytes) + " bytes to decode a chunk");
+    }
+}
+
+inline std::string box_text(const std::size_t* lo, std::size_t n) {
+    std::string t = "(";
+    for (std::size_t d = 0; d < n; ++d) t += (d ? ", " : "") + std::to_string(lo[d]);
+    return t + ")";
+}
+
+/// All `bytes` at `address` of fd into dst, or h5::error.
+inline void pread_all(const dataset_state& s, int fd, std::uint64_t address, unsigned char* dst, std::size_t bytes,
+                      const std::string& what) {
+    std::size_t done = 0;
+    while (done < bytes) {
+        const ssize_t got = ::pread(fd, dst + done, bytes - done, static_cast<off_t>(address + done));
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) {
+            s.fail("reading " + what + " failed: " +
+                   (got < 0 ? std::string(std::strerror(errno)) : std::string("the file ends early (truncated?)")));
+        }
+        done += static_cast<std::size_t>(got);
+    }
+}
+
+/// T's own element type, for copying values HDF5 already converted.
+template <class T>
+element_type element_type_of() {
+    element_type t;
+    t.k = std::is_floating_point_v<T> ? element_type::kind::floating
+                                      : (std::is_signed_v<T> ? element_type::kind::signed_int : element_type::kind::unsigned_int);
+    t.size = sizeof(T);
+    t.big_endian = std::endian::native == std::endian::big;
+    t.raw = t.numeric = true;
+    return t;
+}
+
+/// The box [lo, hi) of the dataset, read and converted by HDF5 (H5Dread under the lock) into
+/// out (extent out_shape) at out_lo. Fill values for chunks never written, any conversion.
+template <class T>
+void hdf5_read_box(const dataset_state& s, const std::size_t* lo, const std::size_t* hi, T* out,
+                   const std::size_t* out_shape, const std::size_t* out_lo) {
+    const std::size_t n = s.dims.size();
+    std::vector<hsize_t> start(n), count(n), mshape(n), mstart(n);
+    std::size_t elements = 1;
+    for (std::size_t d = 0; d < n; ++d) {
+        start[d] = lo[d];
+        count[d] = hi[d] - lo[d];
+        mshape[d] = out_shape[d];
+        mstart[d] = out_lo[d];
+        elements *= hi[d] - lo[d];
+    }
+    if (elements == 0) return;
+    auto failed = [&] {
+        s.fail("reading " + box_text(lo, n) + " to " + box_text(hi, n) + " failed: " + last_error());
+    };
+    library_lock lock;
+    handle fspace(H5Dget_space(s.dset_h.get()), H5Sclose);
+    if (!fspace.valid() || H5Sselect_hyperslab(fspace.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr) < 0) {
+        failed();
+    }
+    if (!s.type.is_enum) {
+        handle mspace(H5Screate_simple(static_cast<int>(n), mshape.data(), nullptr), H5Sclose);
+        if (!mspace.valid() ||
+            H5Sselect_hyperslab(mspace.get(), H5S_SELECT_SET, mstart.data(), nullptr, count.data(), nullptr) < 0 ||
+            H5Dread(s.dset_h.get(), native_type<T>(), mspace.get(), fspace.get(), H5P_DEFAULT, out) < 0) {
+            failed();
+        }
+        return;
+    }
+    // Enums: HDF5 converts enums only to enums. Read the native enum (its base integers), then
+    // convert those integers to T with HDF5's integer rules, then copy the box into place.
+    handle base(H5Tget_super(s.mem_enum.get()), H5Tclose);
+    if (!base.valid()) failed();
+    const std::size_t width = std::max(H5Tget_size(base.get()), sizeof(T));
+    std::vector<unsigned char> buffer;
+    try {
+        buffer.resize(elements * width);
+    } catch (const std::bad_alloc&) {
+        s.fail("cannot allocate " + std::to_string(elements * width) + " bytes to read an enum");
+    }
+    handle mspace(H5Screate_simple(static_cast<int>(n), count.data(), nullptr), H5Sclose);
+    if (!mspace.valid() ||
+        H5Dread(s.dset_h.get(), s.mem_enum.get(), mspace.get(), fspace.get(), H5P_DEFAULT, buffer.data()) < 0 ||
+        H5Tconvert(base.get(), native_type<T>(), elements, buffer.data(), nullptr, H5P_DEFAULT) < 0) {
+        failed();
+    }
+    std::vector<std::size_t> zero(n, 0), extent(count.begin(), count.end());
+    copy_box<T>(buffer.data(), element_type_of<T>(), extent.data(), zero.data(), extent.data(), out, out_shape, out_lo, n);
+}
+
+/// Rows [row_begin, row_end) of a contiguous dataset by pread.
+template <class T>
+void read_contiguous(const dataset_state& s, std::size_t row_begin, std::size_t row_end, T* out) {
+    const std::size_t esize = s.type.size;
+    const std::size_t row_bytes = s.row_elements * esize;
+    const std::uint64_t start = s.contiguous_address + static_cast<std::uint64_t>(row_begin) * row_bytes;
+    const std::string what = "rows [" + std::to_string(row_begin) + ", " + std::to_string(row_end) + ")";
+    const std::size_t elements = (row_end - row_begin) * s.row_elements;
+    if (same_representation<T>(s.type)) {
+        pread_all(s, s.contiguous_fd, start, reinterpret_cast<unsigned char*>(out), elements * esize, what);
+        return;
+    }
+    // Converted in pieces, so the buffer stays small.
+    scratch& buf = scratch::mine();
+    const std::size_t piece = std::max<std::size_t>(1, (std::size_t{4} << 20) / esize);
+    for (std::size_t done = 0; done < elements; done += piece) {
+        const std::size_t count = std::min(piece, elements - done);
+        grow(buf.a, count * esize, s);
+        pread_all(s, s.contiguous_fd, start + done * esize, buf.a.data(), count * esize, what);
+        convert_run<T>(s.type, buf.a.data(), out + done, count);
+    }
+}
+
+/// Undoes the chunk's filters (in reverse, skipping those its mask says were skipped) on
+/// buf.a[0, stored); returns the chunk_bytes decoded bytes (in buf.a or buf.b).
+inline const unsigned char* decode_chunk(const dataset_state& s, scratch& buf, std::size_t stored, std::uint32_t mask,
+                                         const std::size_t* offset) {
+    std::vector<unsigned char>* cur = &buf.a;
+    std::vector<unsigned char>* other = &buf.b;
+    std::size_t size = stored;
+    try {
+        for (std::size_t i = s.filters.size(); i-- > 0;) {
+            if (i < 32 && (mask & (1u << i)) != 0) continue;  // skipped for this chunk when written
+            if (s.filters[i].id == H5Z_FILTER_DEFLATE) {
+                grow(*other, s.chunk_bytes, s);
+                inflate_exact(cur->data(), size, other->data(), s.chunk_bytes);
+                size = s.chunk_bytes;
+            } else {  // shuffle, by its own parameter
+                grow(*other, size, s);
+                unshuffle(cur->data(), other->data(), size, s.filters[i].param);
+            }
+            std::swap(cur, other);
+        }
+    } catch (const std::runtime_error& e) {
+        s.fail("chunk at " + box_text(offset, s.dims.size()) + ": " + e.what());
+    }
+    if (size != s.chunk_bytes) {
+        s.fail("chunk at " + box_text(offset, s.dims.size()) + " holds " + std::to_string(size) + " bytes, not " +
+               std::to_string(s.chunk_bytes) + " (corrupted?)");
+    }
+    return cur->data();
+}
+
+/// The box [lo, hi) of a chunked dataset into out (extent hi - lo). Only where T converts
+/// exactly, every filter is decodable and the dataset's file is open through the probe driver.
+template <class T>
+void read_chunked(const dataset_state& s, const std::size_t* lo, const std::size_t* hi, T* out) {
+    const std::size_t n = s.dims.size();
+    std::vector<std::size_t> out_shape(n), c_lo(n), c_hi(n), c(n), gstride(n), off(n), blo(n), bhi(n), dst_lo(n),
+        rel_lo(n), rel_hi(n), sub_shape(n);
+    for (std::size_t d = 0; d < n; ++d) {
+        out_shape[d] = hi[d] - lo[d];
+        if (out_shape[d] == 0) return;
+        c_lo[d] = lo[d] / s.chunk[d];
+        c_hi[d] = (hi[d] - 1) / s.chunk[d];
+    }
+    gstride[n - 1] = 1;
+    for (std::size_t d = n - 1; d > 0; --d) gstride[d - 1] = gstride[d] * s.grid[d];
+
+    // Every chunk the box touches, row-major, located under one lock.
+    std::size_t touched = 1;
+    for (std::size_t d = 0; d < n; ++d) touched *= c_hi[d] - c_lo[d] + 1;
+    std::vector<chunk_location> locations(touched);
+    {
+        std::vector<hsize_t> hoff(n);
+        c = c_lo;
+        library_lock lock;
+        for (std::size_t k = 0; k < touched; ++k) {
+            std::uint64_t linear = 0;
+            for (std::size_t d = 0; d < n; ++d) {
+                hoff[d] = static_cast<hsize_t>(c[d]) * s.chunk[d];
+                linear += static_cast<std::uint64_t>(c[d]) * gstride[d];
+            }
+            locations[k] = s.locate(linear, hoff.data());
+            for (std::size_t d = n; d-- > 0;) {
+                if (++c[d] <= c_hi[d]) break;
+                c[d] = c_lo[d];
+            }
+        }
+    }
+
+    const std::size_t esize = s.type.size;
+    const std::size_t inner = s.chunk_elements / s.chunk[0];  // elements per chunk row
+    bool whole_rows = true;                                    // chunks and box span whole trailing axes
+    for (std::size_t d = 1; d < n; ++d) whole_rows = whole_rows && s.chunk[d] == s.dims[d] && lo[d] == 0 && hi[d] == s.dims[d];
+    const bool direct = whole_rows && same_representation<T>(s.type);
+    std::size_t out_row = 1;
+    for (std::size_t d = 1; d < n; ++d) out_row *= out_shape[d];
+    // Any filtered chunk larger than this is corrupted (deflate never expands by more than 0.1%).
+    const std::size_t max_stored = s.chunk_bytes + s.chunk_bytes / 64 + 4096;
+
+    std::vector<std::pair<std::vector<std::size_t>, std::vector<std::size_t>>> through_hdf5;
+    scratch& buf = scratch::mine();
+    c = c_lo;
+    for (std::size_t k = 0; k < touched; ++k) {
+        const chunk_location& loc = locations[k];
+        for (std::size_t d = 0; d < n; ++d) {
+            off[d] = c[d] * s.chunk[d];
+            blo[d] = std::max(off[d], lo[d]);
+            bhi[d] = std::min(off[d] + s.chunk[d], hi[d]);
+            dst_lo[d] = blo[d] - lo[d];
+            rel_lo[d] = blo[d] - off[d];
+            rel_hi[d] = bhi[d] - off[d];
+        }
+        bool filtered = false;
+        for (std::size_t i = 0; i < s.filters.size(); ++i) filtered = filtered || i >= 32 || (loc.mask & (1u << i)) == 0;
+        if (loc.state != chunk_location::kind::stored || (!filtered && loc.size != s.chunk_bytes)) {
+            through_hdf5.emplace_back(blo, bhi);  // fill values, or stored unlike its chunk: HDF5's answer
+        } else if (!filtered) {
+            // Only the chunk rows the box needs: contiguous in the chunk.
+            const std::size_t rows = rel_hi[0] - rel_lo[0];
+            const std::uint64_t at = loc.address + static_cast<std::uint64_t>(rel_lo[0]) * inner * esize;
+            const std::string what = "chunk at " + box_text(off.data(), n);
+            if (direct) {
+                pread_all(s, loc.fd, at, reinterpret_cast<unsigned char*>(out + dst_lo[0] * out_row), rows * inner * esize, what);
+            } else {
+                grow(buf.a, rows * inner * esize, s);
+                pread_all(s, loc.fd, at, buf.a.data(), rows * inner * esize, what);
+                sub_shape = s.chunk;
+                sub_shape[0] = rows;
+                rel_hi[0] = rows;
+                rel_lo[0] = 0;
+                copy_box<T>(buf.a.data(), s.type, sub_shape.data(), rel_lo.data(), rel_hi.data(), out, out_shape.data(),
+                            dst_lo.data(), n);
+            }
+        } else {
+            if (loc.size > max_stored) {
+                s.fail("chunk at " + box_text(off.data(), n) + " is stored in " + std::to_string(loc.size) +
+                       " bytes, more than any filter makes of " + std::to_string(s.chunk_bytes) + " (corrupted?)");
+            }
+            grow(buf.a, static_cast<std::size_t>(loc.size), s);
+            pread_all(s, loc.fd, loc.address, buf.a.data(), static_cast<std::size_t>(loc.size),
+                      "chunk at " + box_text(off.data(), n));
+            const unsigned char* bytes = decode_chunk(s, buf, static_cast<std::size_t>(loc.size), loc.mask, off.data());
+            copy_box<T>(bytes, s.type, s.chunk.data(), rel_lo.data(), rel_hi.data(), out, out_shape.data(), dst_lo.data(), n);
+        }
+        for (std::size_t d = n; d-- > 0;) {
+            if (++c[d] <= c_hi[d]) break;
+            c[d] = c_lo[d];
+        }
+    }
+    for (const auto& [box_lo, box_hi] : through_hdf5) {
+        std::vector<std::size_t> at(n);
+        for (std::size_t d = 0; d < n; ++d) at[d] = box_lo[d] - lo[d];
+        hdf5_read_box<T>(s, box_lo.data(), box_hi.data(), out, out_shape.data(), at.data());
+    }
+    buf.trim();
+}
+
+/// True when reads into T take the parallel paths (contiguous pread or decoded chunks).
+template <class T>
+bool decodes_in_worker(const dataset_state& s) {
+    if (!s.type.numeric || !exact_conversion<T>(s.type)) return false;
+    if (s.layout == storage::contiguous) return s.contiguous_fd >= 0;
+    return s.layout == storage::chunked && s.decodable && s.probing;
+}
+
+/// The box [lo, hi) of the dataset into out (extent hi - lo), converted to T, by whichever path
+/// serves it. The type must be numeric (checked by the caller).
+template <class T>
+void read_box(const dataset_state& s, const std::size_t* lo, const std::size_t* hi, T* out) {
+    const std::size_t n = s.dims.size();
+    if (decodes_in_worker<T>(s)) {
+        if (s.layout == storage::chunked) {
+            read_chunked<T>(s, lo, hi, out);
+            return;
+        }
+        bool whole_rows = true;
+        for (std::size_t d = 1; d < n; ++d) whole_rows = whole_rows && lo[d] == 0 && hi[d] == s.dims[d];
+        if (whole_rows) {
+            read_contiguous<T>(s, lo[0], hi[0], out);
+            return;
+        }
+    }
+    std::vector<std::size_t> shape(n), zero(n, 0);
+    for (std::size_t d = 0; d < n; ++d) shape[d] = hi[d] - lo[d];
+    hdf5_read_box<T>(s, lo, hi, out, shape.data(), zero.data());
+}
+
+}  // namespace chunkwise::h5::detail

@@ -1,0 +1,398 @@
+#pragma once
+// Internal: what an h5::dataset view shares between its copies: the open file and dataset, the
+// geometry (checked against size_t overflow), the element type, the storage layout, the filter
+// pipeline with each filter's parameters, the file descriptor(s) the raw bytes are read from, and
+// the cache of chunk locations (file, address, stored size, filter mask) learnt through the probe
+// driver, once per chunk, under the library lock.
+#include <chunkwise/detail/hdf5/library.hpp>
+#include <chunkwise/detail/hdf5/probe_driver.hpp>
+#include <chunkwise/detail/hdf5/types.hpp>
+#include <chunkwise/hdf5/error.hpp>
+
+#include <hdf5.h>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <limits>
+#include <memory>
+#include <string>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+namespace chunkwise::h5::detail {
+
+enum class storage { contiguous, chunked, other };
+
+/// One filter of the pipeline, in the order HDF5 applies them when writing.
+struct filter_step {
+    int id = 0;
+    std::size_t param = 0;  // shuffle: the element size it shuffles by
+    std::string name;
+};
+
+/// Where one chunk's bytes are.
+struct chunk_location {
+    enum class kind : std::uint8_t {
+        unknown,  // not probed yet
+        stored,   // at address, size bytes, in file
+        absent,   // never written: HDF5 gives fill values
+        hdf5,     // read through H5Dread (the probe could not tell)
+    };
+    kind state = kind::unknown;
+    std::uint32_t mask = 0;  // filters skipped for this chunk (bit i: filter i)
+    int fd = -1;             // the file it lives in (owned by dataset_state)
+    std::uint64_t address = 0;
+    std::uint64_t size = 0;
+};
+
+inline std::string shape_text(const std::vector<std::size_t>& v) {
+    std::string t = "(";
+    for (std::size_t d = 0; d < v.size(); ++d) t += (d ? ", " : "") + std::to_string(v[d]);
+    return t + ")";
+}
+
+inline std::string join(const std::vector<std::string>& parts) {
+    std::string s;
+    for (const auto& p : parts) s += (s.empty() ? "" : ", ") + p;
+    return s;
+}
+
+/// Product of v, or false on size_t overflow.
+inline bool checked_product(const std::vector<std::size_t>& v, std::size_t& out, std::size_t from = 0) {
+    std::size_t p = 1;
+    for (std::size_t i = from; i < v.size(); ++i) {
+        if (__builtin_mul_overflow(p, v[i], &p)) return false;
+    }
+    out = p;
+    return true;
+}
+
+struct dataset_state {
+    std::string file, path;
+    handle file_h, dset_h;
+    handle mem_enum;                 // native enum type (enum datasets only), for H5Dread
+    std::vector<std::size_t> dims;
+    std::vector<std::size_t> chunk;  // empty: not chunked
+    element_type type;
+    std::size_t element_bytes = 0;   // bytes per stored element, whatever its type
+    std::string type_defect;         // why the stored type cannot be read ("" if it can)
+    storage layout = storage::other;
+    std::vector<filter_step> filters;
+    std::vector<std::string> filter_names;
+    bool decodable = false;          // every filter is one chunkwise decodes itself
+    bool probing = false;            // the dataset's file is open through the probe driver
+    haddr_t contiguous_address = HADDR_UNDEF;
+    int contiguous_fd = -1;          // for pread of contiguous data
+    std::size_t row_elements = 1;    // elements per row (product of dims[1..])
+    std::size_t chunk_elements = 0;  // elements per chunk
+    std::size_t chunk_bytes = 0;     // decoded bytes per chunk
+    std::vector<std::size_t> grid;   // chunks along each axis
+    std::uint64_t total_chunks = 0;
+
+    // The chunk location cache: pages of 4096 entries, allocated when first touched; filled and
+    // read only under the library lock (readers copy what they need out of it).
+    static constexpr std::size_t page_size = 4096;
+    mutable std::vector<std::unique_ptr<chunk_location[]>> pages;
+    mutable std::vector<std::pair<std::pair<dev_t, ino_t>, int>> files;  // files chunks live in, dup'ed
+
+    dataset_state() = default;
+    dataset_state(const dataset_state&) = delete;
+    dataset_state& operator=(const dataset_state&) = delete;
+    ~dataset_state() {
+        for (auto& f : files) ::close(f.second);
+        if (contiguous_fd >= 0) ::close(contiguous_fd);
+    }
+
+    [[noreturn]] void fail(const std::string& message) const { throw error(file, path, message); }
+
+    /// An fd (owned here) for the file `f` a probe named. Call with the lock held.
+    int fd_for(const probe_file& f) const {
+        const std::pair<dev_t, ino_t> id{f.device, f.inode};
+        for (const auto& e : files) {
+            if (e.first == id) return e.second;
+        }
+        const int fd = ::fcntl(f.fd, F_DUPFD_CLOEXEC, 0);
+        if (fd < 0) fail(std::string("cannot duplicate a file descriptor: ") + std::strerror(errno));
+        files.emplace_back(id, fd);
+        return fd;
+    }
+
+    /// Where chunk `linear` (row-major in the chunk grid) at element offset `offset` is. Learns it
+    /// through the probe driver the first time. Call with the lock held.
+    chunk_location locate(std::uint64_t linear, const hsize_t* offset) const {
+        chunk_location* slot = nullptr;
+        if (!pages.empty()) {
+            auto& page = pages[static_cast<std::size_t>(linear / page_size)];
+            if (!page) page = std::make_unique<chunk_location[]>(page_size);
+            slot = &page[static_cast<std::size_t>(linear % page_size)];
+            if (slot->state != chunk_location::kind::unknown) return *slot;
+        }
+        chunk_location loc = probe(offset);
+        if (slot != nullptr) *slot = loc;
+        return loc;
+    }
+
+private:
+    chunk_location probe(const hsize_t* offset) const {
+        chunk_location loc;
+        probe_record rec;
+        std::uint32_t mask = 0;
+        alignas(16) unsigned char unused[64];  // the probe driver writes nothing here
+        herr_t rc = 0;
+        {
+            probe_scope scope(rec);
+            rc = H5Dread_chunk(dset_h.get(), H5P_DEFAULT, offset, &mask, unused);
+        }
+        if (rc >= 0 && rec.reads == 1 && rec.file != nullptr && rec.address != HADDR_UNDEF) {
+            loc.state = chunk_location::kind::stored;
+            loc.mask = mask;
+            loc.fd = fd_for(*rec.file);
+            loc.address = rec.address;
+            loc.size = rec.size;
+            return loc;
+        }
+        H5Eclear2(H5E_DEFAULT);
+        hsize_t stored = 0;
+        if (rc < 0 && H5Dget_chunk_storage_size(dset_h.get(), offset, &stored) >= 0 && stored == 0) {
+            loc.state = chunk_location::kind::absent;  // never written
+        } else {
+            loc.state = chunk_location::kind::hdf5;
+        }
+        H5Eclear2(H5E_DEFAULT);
+        return loc;
+    }
+};
+
+/// Names in a group, for "what does exist" messages. Call with the lock held.
+inline std::vector<std::string> group_members(hid_t file, const std::string& group) {
+    std::vector<std::string> names;
+    H5Literate_by_name(
+        file, group.c_str(), H5_INDEX_NAME, H5_ITER_INC, nullptr,
+        [](hid_t, const char* name, const H5L_info_t*, void* data) -> herr_t {
+            static_cast<std::vector<std::string>*>(data)->push_back(name);
+            return 0;
+        },
+        &names, H5P_DEFAULT);
+    H5Eclear2(H5E_DEFAULT);
+    return names;
+}
+
+/// Checks that s.path names a dataset; otherwise throws naming the nearest existing group and
+/// what it holds. Call with the lock held.
+inline void check_dataset_path(const dataset_state& s) {
+    std::string prefix;
+    std::string walked = "/";
+    std::size_t pos = 1;
+    const std::string& path = s.path;
+    if (path == "/") s.fail("the root group '/' is not a dataset");
+    while (pos <= path.size()) {
+        std::size_t next = path.find('/', pos);
+        if (next == std::string::npos) next = path.size();
+        const std::string part = path.substr(pos, next - pos);
+        pos = next + 1;
+        prefix += "/" + part;
+        const htri_t exists = H5Lexists(s.file_h.get(), prefix.c_str(), H5P_DEFAULT);
+        if (exists <= 0) {
+            H5Eclear2(H5E_DEFAULT);
+            const auto members = group_members(s.file_h.get(), walked);
+            s.fail("no dataset '" + path + "': '" + part + "' is not in group '" + walked + "', which holds " +
+                   (members.empty() ? std::string("nothing") : join(members)));
+        }
+        H5I_type_t kind = H5I_BADID;
+        {
+            handle object(H5Oopen(s.file_h.get(), prefix.c_str(), H5P_DEFAULT), H5Oclose);
+            if (!object.valid()) s.fail("cannot open '" + prefix + "': " + last_error());
+            kind = H5Iget_type(object.get());
+        }
+        const bool last = pos > path.size();
+        if (last && kind == H5I_GROUP) {
+            const auto members = group_members(s.file_h.get(), prefix);
+            s.fail("is a group, not a dataset; it holds " + (members.empty() ? std::string("nothing") : join(members)));
+        }
+        if (last && kind != H5I_DATASET) s.fail("is not a dataset (a named datatype?)");
+        if (!last && kind != H5I_GROUP) s.fail("'" + prefix + "' is not a group");
+        walked = prefix;
+    }
+}
+
+inline std::string filter_name(int id) {
+    switch (id) {
+        case H5Z_FILTER_DEFLATE: return "deflate";
+        case H5Z_FILTER_SHUFFLE: return "shuffle";
+        case H5Z_FILTER_FLETCHER32: return "fletcher32";
+        case H5Z_FILTER_SZIP: return "szip";
+        case H5Z_FILTER_NBIT: return "nbit";
+        case H5Z_FILTER_SCALEOFFSET: return "scaleoffset";
+        default: return "filter " + std::to_string(id);
+    }
+}
+
+/// The probe driver's record of the file `object` lives in, or null where that file was opened
+/// through another driver. Valid while the object is open. Call with the lock held.
+inline const probe_file* probed_file_of(hid_t object) {
+    handle fid(H5Iget_file_id(object), H5Fclose);
+    if (!fid.valid()) return nullptr;
+    handle fapl(H5Fget_access_plist(fid.get()), H5Pclose);
+    void* vfd = nullptr;
+    const probe_file* f = nullptr;
+    if (fapl.valid() && H5Pget_driver(fapl.get()) == probe_driver::id() &&
+        H5Fget_vfd_handle(fid.get(), fapl.get(), &vfd) >= 0 && vfd != nullptr) {
+        // The driver hands out &probe_file::fd.
+        f = reinterpret_cast<const probe_file*>(static_cast<const char*>(vfd) - offsetof(probe_file, fd));
+    }
+    H5Eclear2(H5E_DEFAULT);
+    return f;
+}
+
+inline std::shared_ptr<const dataset_state> open_dataset(const std::filesystem::path& file, const std::string& path) {
+    auto s = std::make_shared<dataset_state>();
+    s->file = file.string();
+    s->path = normalize_path(path);
+    std::error_code ec;
+    if (!std::filesystem::exists(file, ec)) s->fail("no such file");
+    if (std::filesystem::is_directory(file, ec)) s->fail("is a directory, not an HDF5 file");
+
+    library_lock lock;
+    {
+        handle fapl = probe_fapl();
+        s->file_h = handle(H5Fopen(s->file.c_str(), H5F_ACC_RDONLY, fapl.valid() ? fapl.get() : H5P_DEFAULT), H5Fclose);
+        if (!s->file_h.valid() && fapl.valid()) {
+            H5Eclear2(H5E_DEFAULT);  // HDF5's own driver may still open it (then no chunk probing)
+            s->file_h = handle(H5Fopen(s->file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
+        }
+    }
+    if (!s->file_h.valid()) {
+        throw error(s->file, "", "cannot open as an HDF5 file (not HDF5, truncated or corrupted): " + last_error());
+    }
+    check_dataset_path(*s);
+
+    s->dset_h = handle(H5Dopen2(s->file_h.get(), s->path.c_str(), H5P_DEFAULT), H5Dclose);
+    if (!s->dset_h.valid()) s->fail("cannot open the dataset: " + last_error());
+    handle type(H5Dget_type(s->dset_h.get()), H5Tclose);
+    handle space(H5Dget_space(s->dset_h.get()), H5Sclose);
+    handle dcpl(H5Dget_create_plist(s->dset_h.get()), H5Pclose);
+    if (!type.valid() || !space.valid() || !dcpl.valid()) s->fail("cannot read the dataset's header: " + last_error());
+    s->type = describe_type(type.get(), s->type_defect);
+    if (s->type.is_enum && s->type.numeric) {
+        s->mem_enum = handle(H5Tget_native_type(type.get(), H5T_DIR_DEFAULT), H5Tclose);
+        if (!s->mem_enum.valid()) s->type_defect = "an enum without a native equivalent";
+        H5Eclear2(H5E_DEFAULT);
+    }
+
+    if (H5Sget_simple_extent_type(space.get()) == H5S_NULL) s->fail("has a null dataspace: it holds no values");
+    const int rank = H5Sget_simple_extent_ndims(space.get());
+    if (rank < 0) s->fail("cannot read the dataspace: " + last_error());
+    if (rank == 0) s->fail("is a scalar dataset; chunkwise reads arrays of rank 1 or more");
+    std::vector<hsize_t> dims(static_cast<std::size_t>(rank));
+    H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr);
+    for (hsize_t d : dims) {
+        if (d > std::numeric_limits<std::size_t>::max()) s->fail("is too large: an axis exceeds size_t");
+    }
+    s->dims.assign(dims.begin(), dims.end());
+    // Every element count and byte count a read can compute must fit in size_t (as h5py refuses).
+    std::size_t total = 0, total_bytes = 0;
+    const std::size_t element_bytes = std::max<std::size_t>(s->type.size, H5Tget_size(type.get()));
+    s->element_bytes = element_bytes;
+    if (!checked_product(s->dims, total) || __builtin_mul_overflow(total, std::max<std::size_t>(element_bytes, 1), &total_bytes) ||
+        total_bytes > static_cast<std::size_t>(std::numeric_limits<std::ptrdiff_t>::max())) {
+        s->fail("is too large: shape " + shape_text(s->dims) + " of " + std::to_string(element_bytes) +
+                "-byte elements does not fit in this machine's address space");
+    }
+    if (!checked_product(s->dims, s->row_elements, 1) || s->row_elements > std::numeric_limits<std::size_t>::max() / std::max<std::size_t>(element_bytes, 1)) {
+        s->fail("is too large: a row of shape " + shape_text(s->dims) + " does not fit in this machine's address space");
+    }
+
+    const H5D_layout_t layout = H5Pget_layout(dcpl.get());
+    if (layout == H5D_CHUNKED) {
+        std::vector<hsize_t> chunk(static_cast<std::size_t>(rank));
+        if (H5Pget_chunk(dcpl.get(), rank, chunk.data()) != rank) s->fail("cannot read the chunk shape: " + last_error());
+        s->chunk.assign(chunk.begin(), chunk.end());
+        std::size_t chunk_elements = 0;
+        if (std::find(s->chunk.begin(), s->chunk.end(), 0) != s->chunk.end() || !checked_product(s->chunk, chunk_elements) ||
+            __builtin_mul_overflow(chunk_elements, std::max<std::size_t>(element_bytes, 1), &s->chunk_bytes)) {
+            s->fail("has an impossible chunk shape " + shape_text(s->chunk) + " (corrupted?)");
+        }
+        s->chunk_elements = chunk_elements;
+        s->layout = storage::chunked;
+        s->grid.resize(s->dims.size());
+        std::uint64_t count = 1;  // saturates: beyond 2^64 chunks nothing is cached anyway
+        for (std::size_t d = 0; d < s->dims.size(); ++d) {
+            s->grid[d] = s->dims[d] / s->chunk[d] + (s->dims[d] % s->chunk[d] != 0 ? 1 : 0);
+            if (__builtin_mul_overflow(count, static_cast<std::uint64_t>(s->grid[d]), &count)) {
+                count = std::numeric_limits<std::uint64_t>::max();
+            }
+        }
+        s->total_chunks = count;
+        if (s->total_chunks <= (std::uint64_t{1} << 32)) {
+            s->pages.resize(static_cast<std::size_t>((s->total_chunks + dataset_state::page_size - 1) / dataset_state::page_size));
+        }
+    } else if (layout == H5D_CONTIGUOUS && H5Pget_external_count(dcpl.get()) == 0) {
+        s->layout = storage::contiguous;
+        s->contiguous_address = H5Dget_offset(s->dset_h.get());  // undefined until written
+        H5Eclear2(H5E_DEFAULT);
+    }
+
+    const int nfilters = H5Pget_nfilters(dcpl.get());
+    if (nfilters < 0) s->fail("cannot read the filter pipeline: " + last_error());
+    s->decodable = true;
+    int deflates = 0;
+    for (int i = 0; i < nfilters; ++i) {
+        unsigned flags = 0, values[8] = {};
+        std::size_t nvalues = 8;
+        char name[64];
+        const H5Z_filter_t id =
+            H5Pget_filter2(dcpl.get(), static_cast<unsigned>(i), &flags, &nvalues, values, sizeof name, name, nullptr);
+        filter_step step{static_cast<int>(id), 0, filter_name(static_cast<int>(id))};
+        if (id == H5Z_FILTER_DEFLATE) {
+            ++deflates;
+        } else if (id == H5Z_FILTER_SHUFFLE) {
+            // HDF5 shuffles by its one parameter (set to the type's size when the dataset was
+            // made); it refuses other parameter counts and 0, and so does chunkwise (H5Dread).
+            if (nvalues != 1 || values[0] == 0) {
+                s->decodable = false;
+            } else {
+                step.param = values[0];
+            }
+        } else {
+            s->decodable = false;
+        }
+        s->filter_names.push_back(step.name);
+        s->filters.push_back(std::move(step));
+    }
+    if (deflates > 1) s->decodable = false;
+    H5Eclear2(H5E_DEFAULT);
+
+    if (s->layout == storage::chunked) {
+        s->probing = probed_file_of(s->dset_h.get()) != nullptr;
+        // Whatever H5Dread reads gets a chunk cache that holds one row of chunks, not 1 MiB.
+        std::size_t chunks_per_row = 1;
+        for (std::size_t d = 1; d < s->dims.size(); ++d) chunks_per_row = std::min<std::size_t>(chunks_per_row * s->grid[d], 1u << 20);
+        const std::size_t nbytes = std::clamp<std::size_t>(std::min<std::size_t>(chunks_per_row, 4096) * std::min<std::size_t>(s->chunk_bytes, 1u << 28) * 2,
+                                                           std::size_t{1} << 20, std::size_t{1} << 30);
+        handle dapl(H5Pcreate(H5P_DATASET_ACCESS), H5Pclose);
+        H5Pset_chunk_cache(dapl.get(), std::max<std::size_t>(521, std::min<std::size_t>(chunks_per_row, 1u << 16) * 20), nbytes, 1.0);
+        handle reopened(H5Dopen2(s->file_h.get(), s->path.c_str(), dapl.get()), H5Dclose);
+        if (reopened.valid()) s->dset_h = std::move(reopened);
+        H5Eclear2(H5E_DEFAULT);
+    }
+    if (s->layout == storage::contiguous && s->contiguous_address != HADDR_UNDEF && s->type.raw) {
+        // pread from the file the dataset lives in (an external link may lead to another), only
+        // where HDF5 itself would read these bytes without complaint (inside its allocated space).
+        const probe_file* f = probed_file_of(s->dset_h.get());
+        if (f != nullptr && s->contiguous_address <= f->eoa && total_bytes <= f->eoa - s->contiguous_address) {
+            s->contiguous_fd = ::fcntl(f->fd, F_DUPFD_CLOEXEC, 0);
+        }
+    }
+    return s;
+}
+
+}  // namespace chunkwise::h5::detail

@@ -1,0 +1,187 @@
+#pragma once
+// Internal: element types. What an HDF5 type is (checked before any of it reaches HDF5's own
+// conversion code), whether chunkwise converts it itself ("raw": a full-width integer or an IEEE
+// float, either byte order; enums by their base integer), which conversions to T are exact, and
+// the native HDF5 type of T.
+#include <chunkwise/detail/hdf5/library.hpp>
+
+#include <hdf5.h>
+
+#include <bit>
+#include <cstddef>
+#include <limits>
+#include <string>
+#include <type_traits>
+
+namespace chunkwise::h5::detail {
+
+/// The stored element type, as far as the read paths need it.
+struct element_type {
+    enum class kind { signed_int, unsigned_int, floating, other };
+    kind k = kind::other;
+    std::size_t size = 0;     ///< bytes per stored element
+    bool big_endian = false;
+    bool raw = false;         ///< full width, standard layout: chunkwise decodes it itself
+    bool numeric = false;     ///< converts to an arithmetic T (through HDF5 where not raw)
+    bool is_enum = false;     ///< an enum (h5py's bool included): read as its base integer
+    std::string text;         ///< for messages, e.g. "32-bit float, big-endian"
+};
+
+template <class T>
+hid_t native_type() {
+    if constexpr (std::is_same_v<T, float>) return H5T_NATIVE_FLOAT;
+    else if constexpr (std::is_same_v<T, double>) return H5T_NATIVE_DOUBLE;
+    else if constexpr (std::is_same_v<T, long double>) return H5T_NATIVE_LDOUBLE;
+    else if constexpr (std::is_same_v<T, signed char>) return H5T_NATIVE_SCHAR;
+    else if constexpr (std::is_same_v<T, char>) return H5T_NATIVE_CHAR;
+    else if constexpr (std::is_same_v<T, unsigned char>) return H5T_NATIVE_UCHAR;
+    else if constexpr (std::is_same_v<T, short>) return H5T_NATIVE_SHORT;
+    else if constexpr (std::is_same_v<T, unsigned short>) return H5T_NATIVE_USHORT;
+    else if constexpr (std::is_same_v<T, int>) return H5T_NATIVE_INT;
+    else if constexpr (std::is_same_v<T, unsigned>) return H5T_NATIVE_UINT;
+    else if constexpr (std::is_same_v<T, long>) return H5T_NATIVE_LONG;
+    else if constexpr (std::is_same_v<T, unsigned long>) return H5T_NATIVE_ULONG;
+    else if constexpr (std::is_same_v<T, long long>) return H5T_NATIVE_LLONG;
+    else if constexpr (std::is_same_v<T, unsigned long long>) return H5T_NATIVE_ULLONG;
+    else static_assert(sizeof(T) == 0, "chunkwise::h5: T must be an arithmetic type (not bool)");
+}
+
+/// Why an integer or float type cannot be trusted to HDF5's conversion code ("" if it can).
+/// Corrupted files can describe bit fields outside the element; HDF5 1.10 would read out of
+/// bounds converting them. Call with the lock held.
+inline std::string type_defect(hid_t type, H5T_class_t cls) {
+    const std::size_t size = H5Tget_size(type);
+    if (size == 0 || size > 16) return "an element size of " + std::to_string(size) + " bytes";
+    const std::size_t bits = size * 8;
+    const std::size_t precision = H5Tget_precision(type);
+    const int offset = H5Tget_offset(type);
+    if (precision == 0 || offset < 0 || static_cast<std::size_t>(offset) + precision > bits) {
+        return "a precision of " + std::to_string(precision) + " bits at offset " + std::to_string(offset) +
+               " in " + std::to_string(bits) + " bits";
+    }
+    if (cls == H5T_FLOAT) {
+        std::size_t spos = 0, epos = 0, esize = 0, mpos = 0, msize = 0;
+        if (H5Tget_fields(type, &spos, &epos, &esize, &mpos, &msize) < 0) return "unreadable float fields";
+        const std::size_t lo = static_cast<std::size_t>(offset), hi = lo + precision;
+        const bool ok = esize >= 1 && esize <= 32 && msize >= 1 && epos >= lo && epos + esize <= hi && mpos >= lo &&
+                        mpos + msize <= hi && spos < bits && (mpos + msize <= epos || epos + esize <= mpos);
+        if (!ok) {
+            return "float fields outside the element (sign " + std::to_string(spos) + ", exponent " +
+                   std::to_string(epos) + "+" + std::to_string(esize) + ", mantissa " + std::to_string(mpos) + "+" +
+                   std::to_string(msize) + " in " + std::to_string(bits) + " bits)";
+        }
+    }
+    return {};
+}
+
+/// Describes a dataset's type; `defect` receives why it is unusable ("" if usable). Call with the
+/// lock held.
+inline element_type describe_type(hid_t type, std::string& defect) {
+    element_type t;
+    H5T_class_t cls = H5Tget_class(type);
+    handle base;
+    hid_t value_type = type;
+    if (cls == H5T_ENUM) {
+        base = handle(H5Tget_super(type), H5Tclose);
+        if (!base.valid()) {
+            defect = "an enum without a readable base type";
+            return t;
+        }
+        value_type = base.get();
+        cls = H5Tget_class(value_type);
+        t.is_enum = true;
+        if (cls != H5T_INTEGER) {
+            defect = "an enum whose base is not an integer";
+            return t;
+        }
+    }
+    const std::size_t size = H5Tget_size(value_type);
+    const bool big = H5Tget_order(value_type) == H5T_ORDER_BE;
+    const std::string order = big ? "big-endian" : "little-endian";
+    const std::string prefix = t.is_enum ? "enum of " : "";
+    switch (cls) {
+        case H5T_INTEGER: {
+            defect = type_defect(value_type, cls);
+            const bool is_signed = H5Tget_sign(value_type) == H5T_SGN_2;
+            t.k = is_signed ? element_type::kind::signed_int : element_type::kind::unsigned_int;
+            t.size = size;
+            t.big_endian = big;
+            t.numeric = defect.empty();
+            const std::size_t precision = H5Tget_precision(value_type);
+            t.raw = t.numeric && H5Tget_offset(value_type) == 0 && precision == size * 8 &&
+                    (size == 1 || size == 2 || size == 4 || size == 8);
+            t.text = prefix + std::to_string(size * 8) + "-bit " + (is_signed ? "signed" : "unsigned") + " integer";
+            if (precision != size * 8) {
+                t.text += " (" + std::to_string(precision) + " bits at offset " +
+                          std::to_string(H5Tget_offset(value_type)) + ")";
+            }
+            t.text += ", " + order;
+            break;
+        }
+        case H5T_FLOAT: {
+            defect = type_defect(value_type, cls);
+            const bool ieee = H5Tequal(value_type, H5T_IEEE_F32LE) > 0 || H5Tequal(value_type, H5T_IEEE_F32BE) > 0 ||
+                              H5Tequal(value_type, H5T_IEEE_F64LE) > 0 || H5Tequal(value_type, H5T_IEEE_F64BE) > 0;
+            t.k = element_type::kind::floating;
+            t.size = size;
+            t.big_endian = big;
+            t.numeric = defect.empty();
+            t.raw = t.numeric && ieee;
+            t.text = std::to_string(size * 8) + "-bit " + (ieee ? "" : "non-IEEE ") + "float, " + order;
+            break;
+        }
+        case H5T_STRING: t.text = "string"; break;
+        case H5T_COMPOUND: t.text = "compound"; break;
+        case H5T_VLEN: t.text = "variable-length sequence"; break;
+        case H5T_ARRAY: t.text = "array"; break;
+        case H5T_OPAQUE: t.text = "opaque"; break;
+        case H5T_BITFIELD: t.text = "bitfield"; break;
+        case H5T_REFERENCE: t.text = "reference"; break;
+        case H5T_TIME: t.text = "time"; break;
+        default: t.text = "unknown type class"; break;
+    }
+    H5Eclear2(H5E_DEFAULT);
+    return t;
+}
+
+/// True when every value of the stored (raw) type converts to T exactly: same type, or widening.
+template <class T>
+bool exact_conversion(const element_type& t) {
+    if constexpr (!std::is_arithmetic_v<T> || std::is_same_v<T, bool>) {
+        return false;
+    } else {
+        using E = element_type::kind;
+        if (!t.raw) return false;
+        constexpr std::size_t tsize = sizeof(T);
+        if constexpr (std::is_floating_point_v<T>) {
+            constexpr int digits = std::numeric_limits<T>::digits;
+            if (t.k == E::floating) return (t.size == 4 && digits >= 24) || (t.size == 8 && digits >= 53);
+            if (t.k == E::signed_int) return static_cast<int>(t.size * 8) - 1 <= digits;
+            if (t.k == E::unsigned_int) return static_cast<int>(t.size * 8) <= digits;
+            return false;
+        } else if constexpr (std::is_signed_v<T>) {
+            if (t.k == E::signed_int) return t.size <= tsize;
+            if (t.k == E::unsigned_int) return t.size < tsize;
+            return false;
+        } else {
+            return t.k == E::unsigned_int && t.size <= tsize;
+        }
+    }
+}
+
+/// True when the stored bytes are T's own bytes: a copy, no conversion.
+template <class T>
+bool same_representation(const element_type& t) {
+    using E = element_type::kind;
+    if (!t.raw || t.size != sizeof(T)) return false;
+    if (t.big_endian != (std::endian::native == std::endian::big)) return false;
+    if constexpr (std::is_floating_point_v<T>) {
+        return t.k == E::floating && std::numeric_limits<T>::is_iec559;
+    } else if constexpr (std::is_signed_v<T>) {
+        return t.k == E::signed_int;
+    } else {
+        return t.k == E::unsigned_int;
+    }
+}
+
+}  // namespace chunkwise::h5::detail
