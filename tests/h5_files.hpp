@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <new>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -158,9 +159,14 @@ std::optional<std::vector<T>> try_h5dread(const std::filesystem::path& file, con
             dims[0] = end - begin;
             std::size_t n = 1;
             for (hsize_t s : dims) n *= s;
-            std::vector<T> values(n);
-            bool ok = true;
-            if (n > 0) {
+            std::vector<T> values;
+            try {
+                values.resize(n);
+            } catch (const std::bad_alloc&) {
+                n = 0;  // too large to hold: no reference
+            }
+            bool ok = values.size() == n && (n > 0 || dims[0] == 0 || values.empty());
+            if (ok && n > 0) {
                 const hid_t ms = H5Screate_simple(rank, dims.data(), nullptr);
                 ok = H5Sselect_hyperslab(fs, H5S_SELECT_SET, start.data(), nullptr, dims.data(), nullptr) >= 0 &&
                      H5Dread(d, mem, ms, fs, H5P_DEFAULT, values.data()) >= 0;

@@ -146,7 +146,7 @@ public:
             allocation_failed<T>(rows);
         }
         read_into(rows, std::span<T>(data, count));
-        return xt::adapt(data, count, xt::no_ownership(), shape);
+        return xt::adapt(static_cast<T*>(data), count, xt::no_ownership(), shape);  // a prvalue: the view holds the pointer, not a reference to it
     }
 
     /// Reads rows [rows.begin, rows.end) into `out`, which must hold exactly

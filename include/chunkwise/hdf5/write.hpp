@@ -36,6 +36,11 @@ inline void write_raw(const std::filesystem::path& file, const std::string& path
     complete_options(opt, shape, elem_size, f, p);
     std::error_code ec;
     const bool existed = std::filesystem::exists(file, ec);
+    if (existed) {
+        std::size_t bytes = elem_size;
+        for (std::size_t d : shape) bytes *= d;
+        if (const std::string problem = room_problem(f, bytes); !problem.empty()) throw error(f, p, "write: " + problem);
+    }
     library_lock lock;
     dataset_writer w(f, p, mem_type, shape, opt, H5P_DEFAULT, existed);
     std::size_t count = 1;

@@ -9,7 +9,10 @@
 
 #include <hdf5.h>
 
+#include <sys/resource.h>
+
 #include <algorithm>
+#include <cstdint>
 #include <cstddef>
 #include <filesystem>
 #include <string>
@@ -58,6 +61,31 @@ inline void complete_options(write_options& opt, const std::vector<std::size_t>&
                                                std::max<std::size_t>(shape[0], 1));
     }
     for (std::size_t d = 0; d < opt.chunk.size(); ++d) opt.chunk[d] = std::max<std::size_t>(opt.chunk[d], 1);
+}
+
+/// Why `data_bytes` more cannot go into the existing `file` ("" if they can): too little free
+/// space on its file system, or a file size limit (ulimit -f). Checked before an existing file is
+/// touched, because HDF5 records the file's new end before the data is written: running out of
+/// space half-way leaves the file unreadable ("truncated file"), not just without the dataset.
+inline std::string room_problem(const std::string& file, std::uintmax_t data_bytes) {
+    namespace fs = std::filesystem;
+    const std::uintmax_t need = data_bytes + data_bytes / 64 + (std::uintmax_t{256} << 10);  // + index, metadata
+    std::error_code ec;
+    const std::uintmax_t size = fs::file_size(file, ec);
+    if (ec) return {};
+    fs::path folder = fs::path(file).parent_path();
+    if (folder.empty()) folder = ".";
+    const fs::space_info room = fs::space(folder, ec);
+    if (!ec && room.available < need) {
+        return "about " + std::to_string(need) + " bytes are needed and " + std::to_string(room.available) +
+               " are free on its file system; nothing was written";
+    }
+    struct rlimit limit {};
+    if (::getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY && size + need > limit.rlim_cur) {
+        return "the file would grow past this process's file size limit (ulimit -f: " +
+               std::to_string(static_cast<std::uintmax_t>(limit.rlim_cur)) + " bytes); nothing was written";
+    }
+    return {};
 }
 
 /// A dataset being created and written. Call everything with the library lock held.

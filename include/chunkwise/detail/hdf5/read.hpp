@@ -1,15 +1,19 @@
 #pragma once
-// Internal: the three ways a read is served.
+// Internal: how a read is served. chunkwise reads and decodes the stored bytes itself wherever
+// it can, and leaves to HDF5 only what HDF5 must do:
 //
-// - contiguous: pread of the rows from the file the dataset lives in, no lock;
-// - chunked: the locations of the chunks a read touches are looked up under the lock (one
-//   H5Dread_chunk probe per chunk, then cached), their bytes read with pread and decoded
-//   (inflate, unshuffle, convert) outside it; unfiltered chunks of T's own representation that
-//   hold whole rows go straight into the output;
-// - through HDF5 (H5Dread under the lock, straight into the output): every type or filter
-//   chunkwise does not decode itself, conversions that round or clip, and, chunk by chunk,
-//   chunks never written (fill values) or stored unlike their chunk (an unfiltered chunk of
-//   another size). So every read gives what H5Dread gives, or an h5::error.
+// - contiguous data: pread of the rows from the file the dataset lives in;
+// - chunks with no filters, deflate and shuffle: their locations are looked up under the lock
+//   (one H5Dread_chunk probe per chunk, then cached), their bytes read with pread and decoded
+//   (inflate, unshuffle, every decoded size checked) outside it; unfiltered chunks of T's own
+//   representation that hold whole rows go straight into the output;
+// - values are converted to T in the calling thread where the conversion is exact (same type or
+//   widening), else by HDF5's rules (H5Tconvert, what H5Dread applies) under the lock;
+// - everything else (other filters, compact/external/virtual storage): H5Dread under the lock.
+// Chunks never written read as the fill value (0 where HDF5 would leave the buffer untouched).
+// Whatever HDF5 would read differently from call to call (bytes past a chunk stored short, data
+// outside the file's allocated space, a damaged fill value) is an h5::error. So every read gives
+// what H5Dread gives, or an h5::error.
 #include <chunkwise/detail/hdf5/copy.hpp>
 #include <chunkwise/detail/hdf5/decode.hpp>
 #include <chunkwise/detail/hdf5/library.hpp>
@@ -38,17 +42,18 @@ namespace chunkwise::h5::detail {
 /// after any read that needed more (64 MiB chunks would otherwise stay resident per thread).
 struct scratch {
     static constexpr std::size_t keep_bytes = std::size_t{32} << 20;
-    std::vector<unsigned char> a, b;
+    std::vector<unsigned char> a, b, c;
 
     static scratch& mine() {
         thread_local scratch s;
         return s;
     }
-    [[nodiscard]] std::size_t held() const noexcept { return a.capacity() + b.capacity(); }
+    [[nodiscard]] std::size_t held() const noexcept { return a.capacity() + b.capacity() + c.capacity(); }
     void trim() {
         if (held() > keep_bytes) {
             std::vector<unsigned char>().swap(a);
             std::vector<unsigned char>().swap(b);
+            std::vector<unsigned char>().swap(c);
         }
     }
 };
@@ -151,10 +156,152 @@ void hdf5_read_box(const dataset_state& s, const std::size_t* lo, const std::siz
     copy_box<T>(buffer.data(), element_type_of<T>(), extent.data(), zero.data(), extent.data(), out, out_shape, out_lo, n);
 }
 
+/// The value chunks never written read as, converted to T: HDF5's fill value, or 0 where HDF5
+/// writes nothing (fill time "never", no fill value). Call with the lock held.
+template <class T>
+T fill_value(const dataset_state& s) {
+    if (!s.fill_defect.empty()) s.fail("a chunk never written reads as the fill value, but " + s.fill_defect + " (corrupted?)");
+    if (!s.writes_fill) return T{0};
+    if (!s.type.is_enum) {
+        T v{};
+        if (H5Pget_fill_value(s.dcpl_h.get(), native_type<T>(), &v) < 0) s.fail("cannot read the fill value: " + last_error());
+        return v;
+    }
+    handle base(H5Tget_super(s.mem_enum.get()), H5Tclose);
+    unsigned char buffer[64] = {};
+    if (!base.valid() || H5Tget_size(s.mem_enum.get()) > sizeof buffer ||
+        H5Pget_fill_value(s.dcpl_h.get(), s.mem_enum.get(), buffer) < 0 ||
+        H5Tconvert(base.get(), native_type<T>(), 1, buffer, nullptr, H5P_DEFAULT) < 0) {
+        s.fail("cannot read the fill value: " + last_error());
+    }
+    T v;
+    std::memcpy(&v, buffer, sizeof(T));
+    return v;
+}
+
+/// Writes `value` into the box [dst_lo, dst_lo + extent) of dst (extent dst_shape).
+template <class T>
+void fill_box(T* dst, const std::size_t* dst_shape, const std::size_t* dst_lo, const std::size_t* extent, std::size_t n,
+              T value) {
+    std::vector<std::size_t> at(n, 0);
+    std::size_t stride = 1;
+    for (std::size_t d = 0; d < n; ++d) {
+        if (extent[d] == 0) return;
+    }
+    for (;;) {
+        std::size_t o = 0;
+        stride = 1;
+        for (std::size_t d = n; d-- > 0;) {
+            o += (dst_lo[d] + at[d]) * stride;
+            stride *= dst_shape[d];
+        }
+        std::fill(dst + o, dst + o + extent[n - 1], value);
+        std::size_t d = n - 1;
+        for (;;) {
+            if (d == 0) return;
+            --d;
+            if (++at[d] < extent[d]) break;
+            at[d] = 0;
+        }
+    }
+}
+
+/// The box [lo, hi) of a chunk never written, filled in place (out at out_lo, extent out_shape).
+/// HDF5 is asked for the first few of these values too: a damaged fill value message makes it
+/// fill a pattern, not one value, which is then an h5::error rather than a guess.
+template <class T>
+void fill_absent(const dataset_state& s, const std::size_t* lo, const std::size_t* hi, T* out,
+                 const std::size_t* out_shape, const std::size_t* out_lo) {
+    const std::size_t n = s.dims.size();
+    std::vector<std::size_t> extent(n);
+    for (std::size_t d = 0; d < n; ++d) extent[d] = hi[d] - lo[d];
+    T value{};
+    {
+        library_lock lock;
+        value = fill_value<T>(s);
+        if (s.writes_fill && !s.type.is_enum) {
+            std::vector<hsize_t> start(lo, lo + n), count(n, 1);
+            count[n - 1] = std::min<std::size_t>(extent[n - 1], 16);
+            std::vector<T> check(static_cast<std::size_t>(count[n - 1]));
+            handle fspace(H5Dget_space(s.dset_h.get()), H5Sclose);
+            handle mspace(H5Screate_simple(static_cast<int>(n), count.data(), nullptr), H5Sclose);
+            bool same = fspace.valid() && mspace.valid() &&
+                        H5Sselect_hyperslab(fspace.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr) >= 0 &&
+                        H5Dread(s.dset_h.get(), native_type<T>(), mspace.get(), fspace.get(), H5P_DEFAULT, check.data()) >= 0;
+            for (const T& v : check) same = same && std::memcmp(&v, &value, sizeof(T)) == 0;
+            if (!same) {
+                s.fail("chunk at " + box_text(lo, n) + " was never written and HDF5 does not fill it with one fill value "
+                       "(a damaged fill value message?)" + (H5Eget_num(H5E_DEFAULT) > 0 ? ": " + last_error() : std::string()));
+            }
+        }
+    }
+    fill_box(out, out_shape, out_lo, extent.data(), n, value);
+}
+
+/// Converts n stored values in place (buf holds n * max(stored size, sizeof(T)) bytes) to T by
+/// HDF5's rules (H5Tconvert: the conversion H5Dread applies), under the lock.
+template <class T>
+void convert_through_hdf5(const dataset_state& s, unsigned char* buf, std::size_t n) {
+    library_lock lock;
+    if (H5Tconvert(s.stored_type.get(), native_type<T>(), n, buf, nullptr, H5P_DEFAULT) < 0) {
+        s.fail("converting " + s.type.text + " values failed: " + last_error());
+    }
+}
+
+/// The box [lo, hi) of an array of `esize`-byte elements (extent src_shape) gathered into dst,
+/// contiguous, row-major.
+inline void gather_box_bytes(const unsigned char* src, std::size_t esize, const std::size_t* src_shape,
+                             const std::size_t* lo, const std::size_t* hi, unsigned char* dst, std::size_t n) {
+    std::vector<std::size_t> stride(n), at(lo, lo + n);
+    stride[n - 1] = esize;
+    for (std::size_t d = n - 1; d > 0; --d) stride[d - 1] = stride[d] * src_shape[d];
+    const std::size_t run = (hi[n - 1] - lo[n - 1]) * esize;
+    for (std::size_t d = 0; d < n; ++d) {
+        if (lo[d] >= hi[d]) return;
+    }
+    for (;;) {
+        std::size_t o = 0;
+        for (std::size_t d = 0; d < n; ++d) o += at[d] * stride[d];
+        std::memcpy(dst, src + o, run);
+        dst += run;
+        std::size_t d = n - 1;
+        for (;;) {
+            if (d == 0) return;
+            --d;
+            if (++at[d] < hi[d]) break;
+            at[d] = lo[d];
+        }
+    }
+}
+
+/// The box [lo, hi) of decoded stored values (extent src_shape) into out at out_lo, converted to
+/// T: in the calling thread where the conversion is exact, else by HDF5's rules.
+template <class T>
+void place_box(const dataset_state& s, scratch& buf, const unsigned char* src, const std::size_t* src_shape,
+               const std::size_t* lo, const std::size_t* hi, T* out, const std::size_t* out_shape,
+               const std::size_t* out_lo) {
+    const std::size_t n = s.dims.size();
+    if (exact_conversion<T>(s.type)) {
+        copy_box<T>(src, s.type, src_shape, lo, hi, out, out_shape, out_lo, n);
+        return;
+    }
+    std::vector<std::size_t> extent(n), zero(n, 0);
+    std::size_t count = 1;
+    for (std::size_t d = 0; d < n; ++d) {
+        extent[d] = hi[d] - lo[d];
+        count *= extent[d];
+    }
+    if (count == 0) return;
+    grow(buf.c, count * std::max(s.element_bytes, sizeof(T)), s);
+    gather_box_bytes(src, s.element_bytes, src_shape, lo, hi, buf.c.data(), n);
+    convert_through_hdf5<T>(s, buf.c.data(), count);
+    copy_box<T>(buf.c.data(), element_type_of<T>(), extent.data(), zero.data(), extent.data(), out, out_shape, out_lo, n);
+}
+
 /// Rows [row_begin, row_end) of a contiguous dataset by pread.
 template <class T>
 void read_contiguous(const dataset_state& s, std::size_t row_begin, std::size_t row_end, T* out) {
-    const std::size_t esize = s.type.size;
+    const std::size_t esize = s.element_bytes;
     const std::size_t row_bytes = s.row_elements * esize;
     const std::uint64_t start = s.contiguous_address + static_cast<std::uint64_t>(row_begin) * row_bytes;
     const std::string what = "rows [" + std::to_string(row_begin) + ", " + std::to_string(row_end) + ")";
@@ -165,13 +312,21 @@ void read_contiguous(const dataset_state& s, std::size_t row_begin, std::size_t 
     }
     // Converted in pieces, so the buffer stays small.
     scratch& buf = scratch::mine();
-    const std::size_t piece = std::max<std::size_t>(1, (std::size_t{4} << 20) / esize);
+    const bool exact = exact_conversion<T>(s.type);
+    const std::size_t width = std::max(esize, sizeof(T));
+    const std::size_t piece = std::max<std::size_t>(1, (std::size_t{4} << 20) / width);
     for (std::size_t done = 0; done < elements; done += piece) {
         const std::size_t count = std::min(piece, elements - done);
-        grow(buf.a, count * esize, s);
+        grow(buf.a, count * width, s);
         pread_all(s, s.contiguous_fd, start + done * esize, buf.a.data(), count * esize, what);
-        convert_run<T>(s.type, buf.a.data(), out + done, count);
+        if (exact) {
+            convert_run<T>(s.type, buf.a.data(), out + done, count);
+        } else {
+            convert_through_hdf5<T>(s, buf.a.data(), count);
+            std::memcpy(out + done, buf.a.data(), count * sizeof(T));
+        }
     }
+    buf.trim();
 }
 
 /// Undoes the chunk's filters (in reverse, skipping those its mask says were skipped) on
@@ -204,11 +359,14 @@ inline const unsigned char* decode_chunk(const dataset_state& s, scratch& buf, s
     return cur->data();
 }
 
-/// The box [lo, hi) of a chunked dataset into out (extent hi - lo). Only where T converts
-/// exactly, every filter is decodable and the dataset's file is open through the probe driver.
+/// The box [lo, hi) of a chunked dataset into out (extent hi - lo). Only where every filter is
+/// decodable and the dataset's file is open through the probe driver.
 template <class T>
 void read_chunked(const dataset_state& s, const std::size_t* lo, const std::size_t* hi, T* out) {
     const std::size_t n = s.dims.size();
+    // H5Dread asks whether a fill value is defined before reading any chunk, and fails when it
+    // cannot tell: so does chunkwise.
+    if (!s.fill_defect.empty()) s.fail("cannot read chunks: " + s.fill_defect + " (corrupted?)");
     std::vector<std::size_t> out_shape(n), c_lo(n), c_hi(n), c(n), gstride(n), off(n), blo(n), bhi(n), dst_lo(n),
         rel_lo(n), rel_hi(n), sub_shape(n);
     for (std::size_t d = 0; d < n; ++d) {
@@ -242,7 +400,7 @@ void read_chunked(const dataset_state& s, const std::size_t* lo, const std::size
         }
     }
 
-    const std::size_t esize = s.type.size;
+    const std::size_t esize = s.element_bytes;
     const std::size_t inner = s.chunk_elements / s.chunk[0];  // elements per chunk row
     bool whole_rows = true;                                    // chunks and box span whole trailing axes
     for (std::size_t d = 1; d < n; ++d) whole_rows = whole_rows && s.chunk[d] == s.dims[d] && lo[d] == 0 && hi[d] == s.dims[d];
@@ -252,7 +410,6 @@ void read_chunked(const dataset_state& s, const std::size_t* lo, const std::size
     // Any filtered chunk larger than this is corrupted (deflate never expands by more than 0.1%).
     const std::size_t max_stored = s.chunk_bytes + s.chunk_bytes / 64 + 4096;
 
-    std::vector<std::pair<std::vector<std::size_t>, std::vector<std::size_t>>> through_hdf5;
     scratch& buf = scratch::mine();
     c = c_lo;
     for (std::size_t k = 0; k < touched; ++k) {
@@ -267,9 +424,15 @@ void read_chunked(const dataset_state& s, const std::size_t* lo, const std::size
         }
         bool filtered = false;
         for (std::size_t i = 0; i < s.filters.size(); ++i) filtered = filtered || i >= 32 || (loc.mask & (1u << i)) == 0;
-        if (loc.state != chunk_location::kind::stored || (!filtered && loc.size != s.chunk_bytes)) {
-            through_hdf5.emplace_back(blo, bhi);  // fill values, or stored unlike its chunk: HDF5's answer
-        } else if (!filtered) {
+        if (loc.state == chunk_location::kind::absent) {
+            fill_absent<T>(s, blo.data(), bhi.data(), out, out_shape.data(), dst_lo.data());
+        } else if (!filtered && loc.size < s.chunk_bytes) {
+            // HDF5 reads the chunk's size from this address: past the stored bytes it returns
+            // whatever its buffer held (not reproducible), so refuse rather than guess.
+            s.fail("chunk at " + box_text(off.data(), n) + " is stored in " + std::to_string(loc.size) +
+                   " bytes, fewer than its " + std::to_string(s.chunk_bytes) +
+                   " (written short with write_direct_chunk, or corrupted); its other values are undefined");
+        } else if (!filtered) {  // stored at its size, or larger (HDF5 then reads the first chunk_bytes too)
             // Only the chunk rows the box needs: contiguous in the chunk.
             const std::size_t rows = rel_hi[0] - rel_lo[0];
             const std::uint64_t at = loc.address + static_cast<std::uint64_t>(rel_lo[0]) * inner * esize;
@@ -283,8 +446,8 @@ void read_chunked(const dataset_state& s, const std::size_t* lo, const std::size
                 sub_shape[0] = rows;
                 rel_hi[0] = rows;
                 rel_lo[0] = 0;
-                copy_box<T>(buf.a.data(), s.type, sub_shape.data(), rel_lo.data(), rel_hi.data(), out, out_shape.data(),
-                            dst_lo.data(), n);
+                place_box<T>(s, buf, buf.a.data(), sub_shape.data(), rel_lo.data(), rel_hi.data(), out, out_shape.data(),
+                             dst_lo.data());
             }
         } else {
             if (loc.size > max_stored) {
@@ -295,27 +458,30 @@ void read_chunked(const dataset_state& s, const std::size_t* lo, const std::size
             pread_all(s, loc.fd, loc.address, buf.a.data(), static_cast<std::size_t>(loc.size),
                       "chunk at " + box_text(off.data(), n));
             const unsigned char* bytes = decode_chunk(s, buf, static_cast<std::size_t>(loc.size), loc.mask, off.data());
-            copy_box<T>(bytes, s.type, s.chunk.data(), rel_lo.data(), rel_hi.data(), out, out_shape.data(), dst_lo.data(), n);
+            place_box<T>(s, buf, bytes, s.chunk.data(), rel_lo.data(), rel_hi.data(), out, out_shape.data(), dst_lo.data());
         }
         for (std::size_t d = n; d-- > 0;) {
             if (++c[d] <= c_hi[d]) break;
             c[d] = c_lo[d];
         }
     }
-    for (const auto& [box_lo, box_hi] : through_hdf5) {
-        std::vector<std::size_t> at(n);
-        for (std::size_t d = 0; d < n; ++d) at[d] = box_lo[d] - lo[d];
-        hdf5_read_box<T>(s, box_lo.data(), box_hi.data(), out, out_shape.data(), at.data());
-    }
     buf.trim();
 }
 
-/// True when reads into T take the parallel paths (contiguous pread or decoded chunks).
-template <class T>
-bool decodes_in_worker(const dataset_state& s) {
-    if (!s.type.numeric || !exact_conversion<T>(s.type)) return false;
+/// True when chunkwise reads and decodes the stored bytes itself (pread, inflate, unshuffle):
+/// contiguous data inside the file, or chunks with only deflate and shuffle, in a file opened
+/// through the probe driver.
+inline bool reads_bytes_itself(const dataset_state& s) {
+    if (!s.type.numeric) return false;
     if (s.layout == storage::contiguous) return s.contiguous_fd >= 0;
     return s.layout == storage::chunked && s.decodable && s.probing;
+}
+
+/// True when reads into T are wholly in the calling thread: chunkwise reads the bytes and the
+/// conversion to T is exact (no lock at all).
+template <class T>
+bool decodes_in_worker(const dataset_state& s) {
+    return reads_bytes_itself(s) && exact_conversion<T>(s.type);
 }
 
 /// The box [lo, hi) of the dataset into out (extent hi - lo), converted to T, by whichever path
@@ -323,7 +489,11 @@ bool decodes_in_worker(const dataset_state& s) {
 template <class T>
 void read_box(const dataset_state& s, const std::size_t* lo, const std::size_t* hi, T* out) {
     const std::size_t n = s.dims.size();
-    if (decodes_in_worker<T>(s)) {
+    if (s.storage_outside) {
+        s.fail("the dataset's data is said to lie at byte " + std::to_string(s.contiguous_address) +
+               ", outside the file's allocated space (corrupted or truncated?)");
+    }
+    if (reads_bytes_itself(s)) {
         if (s.layout == storage::chunked) {
             read_chunked<T>(s, lo, hi, out);
             return;

@@ -4,6 +4,7 @@
 // pipeline with each filter's parameters, the file descriptor(s) the raw bytes are read from, and
 // the cache of chunk locations (file, address, stored size, filter mask) learnt through the probe
 // driver, once per chunk, under the library lock.
+#include <chunkwise/detail/hdf5/header_check.hpp>
 #include <chunkwise/detail/hdf5/library.hpp>
 #include <chunkwise/detail/hdf5/probe_driver.hpp>
 #include <chunkwise/detail/hdf5/types.hpp>
@@ -45,7 +46,6 @@ struct chunk_location {
         unknown,  // not probed yet
         stored,   // at address, size bytes, in file
         absent,   // never written: HDF5 gives fill values
-        hdf5,     // read through H5Dread (the probe could not tell)
     };
     kind state = kind::unknown;
     std::uint32_t mask = 0;  // filters skipped for this chunk (bit i: filter i)
@@ -78,8 +78,9 @@ inline bool checked_product(const std::vector<std::size_t>& v, std::size_t& out,
 
 struct dataset_state {
     std::string file, path;
-    handle file_h, dset_h;
+    handle file_h, dset_h, dcpl_h;
     handle mem_enum;                 // native enum type (enum datasets only), for H5Dread
+    handle stored_type;              // the stored values' type (an enum's base), for H5Tconvert
     std::vector<std::size_t> dims;
     std::vector<std::size_t> chunk;  // empty: not chunked
     element_type type;
@@ -92,6 +93,9 @@ struct dataset_state {
     bool probing = false;            // the dataset's file is open through the probe driver
     haddr_t contiguous_address = HADDR_UNDEF;
     int contiguous_fd = -1;          // for pread of contiguous data
+    bool storage_outside = false;    // contiguous data said to lie past the file's allocated space
+    bool writes_fill = true;         // HDF5 writes the fill value into reads of chunks never written
+    std::string fill_defect;         // why the fill value cannot be known ("" if it can)
     std::size_t row_elements = 1;    // elements per row (product of dims[1..])
     std::size_t chunk_elements = 0;  // elements per chunk
     std::size_t chunk_bytes = 0;     // decoded bytes per chunk
@@ -160,17 +164,42 @@ private:
             loc.size = rec.size;
             return loc;
         }
-        H5Eclear2(H5E_DEFAULT);
+        const std::string why = last_error();
+        // Never written? HDF5 1.10 answers "chunk storage is not allocated" (an error), later
+        // versions a size of 0.
         hsize_t stored = 0;
-        if (rc < 0 && H5Dget_chunk_storage_size(dset_h.get(), offset, &stored) >= 0 && stored == 0) {
-            loc.state = chunk_location::kind::absent;  // never written
-        } else {
-            loc.state = chunk_location::kind::hdf5;
+        const herr_t src = H5Dget_chunk_storage_size(dset_h.get(), offset, &stored);
+        const std::string size_error = src < 0 ? last_error() : std::string();
+        if (rc < 0 && ((src >= 0 && stored == 0) || size_error.find("not allocated") != std::string::npos)) {
+            loc.state = chunk_location::kind::absent;  // fill values
+            return loc;
         }
-        H5Eclear2(H5E_DEFAULT);
-        return loc;
+        // An allocated chunk HDF5 cannot read where its index says (outside the file's allocated
+        // space, or nothing to read): corrupted. Left to H5Dread, such reads fail or not
+        // depending on what was read before; an error every time is the reproducible answer.
+        std::string at = "(";
+        for (std::size_t d = 0; d < dims.size(); ++d) at += (d ? ", " : "") + std::to_string(offset[d]);
+        fail("chunk at " + at + ") cannot be read where the chunk index puts it (corrupted?)" +
+             (why.empty() ? std::string() : ": " + why));
     }
 };
+
+/// The probe driver's record of the file `object` lives in, or null where that file was opened
+/// through another driver. Valid while the object is open. Call with the lock held.
+inline const probe_file* probed_file_of(hid_t object) {
+    handle fid(H5Iget_file_id(object), H5Fclose);
+    if (!fid.valid()) return nullptr;
+    handle fapl(H5Fget_access_plist(fid.get()), H5Pclose);
+    void* vfd = nullptr;
+    const probe_file* f = nullptr;
+    if (fapl.valid() && H5Pget_driver(fapl.get()) == probe_driver::id() &&
+        H5Fget_vfd_handle(fid.get(), fapl.get(), &vfd) >= 0 && vfd != nullptr) {
+        // The driver hands out &probe_file::fd.
+        f = reinterpret_cast<const probe_file*>(static_cast<const char*>(vfd) - offsetof(probe_file, fd));
+    }
+    H5Eclear2(H5E_DEFAULT);
+    return f;
+}
 
 /// Names in a group, for "what does exist" messages. Call with the lock held.
 inline std::vector<std::string> group_members(hid_t file, const std::string& group) {
@@ -207,13 +236,20 @@ inline void check_dataset_path(const dataset_state& s) {
             s.fail("no dataset '" + path + "': '" + part + "' is not in group '" + walked + "', which holds " +
                    (members.empty() ? std::string("nothing") : join(members)));
         }
+        const bool last = pos > path.size();
+        if (last) {
+            // Opening a dataset whose layout message is damaged can crash HDF5 1.10 itself.
+            if (const probe_file* f = probed_file_of(s.file_h.get())) {
+                const std::string defect = dataset_layout_defect(s.file_h.get(), prefix, f->fd);
+                if (!defect.empty()) s.fail("has a damaged layout message (" + defect + "; HDF5 would crash opening it)");
+            }
+        }
         H5I_type_t kind = H5I_BADID;
         {
             handle object(H5Oopen(s.file_h.get(), prefix.c_str(), H5P_DEFAULT), H5Oclose);
             if (!object.valid()) s.fail("cannot open '" + prefix + "': " + last_error());
             kind = H5Iget_type(object.get());
         }
-        const bool last = pos > path.size();
         if (last && kind == H5I_GROUP) {
             const auto members = group_members(s.file_h.get(), prefix);
             s.fail("is a group, not a dataset; it holds " + (members.empty() ? std::string("nothing") : join(members)));
@@ -234,23 +270,6 @@ inline std::string filter_name(int id) {
         case H5Z_FILTER_SCALEOFFSET: return "scaleoffset";
         default: return "filter " + std::to_string(id);
     }
-}
-
-/// The probe driver's record of the file `object` lives in, or null where that file was opened
-/// through another driver. Valid while the object is open. Call with the lock held.
-inline const probe_file* probed_file_of(hid_t object) {
-    handle fid(H5Iget_file_id(object), H5Fclose);
-    if (!fid.valid()) return nullptr;
-    handle fapl(H5Fget_access_plist(fid.get()), H5Pclose);
-    void* vfd = nullptr;
-    const probe_file* f = nullptr;
-    if (fapl.valid() && H5Pget_driver(fapl.get()) == probe_driver::id() &&
-        H5Fget_vfd_handle(fid.get(), fapl.get(), &vfd) >= 0 && vfd != nullptr) {
-        // The driver hands out &probe_file::fd.
-        f = reinterpret_cast<const probe_file*>(static_cast<const char*>(vfd) - offsetof(probe_file, fd));
-    }
-    H5Eclear2(H5E_DEFAULT);
-    return f;
 }
 
 inline std::shared_ptr<const dataset_state> open_dataset(const std::filesystem::path& file, const std::string& path) {
@@ -282,6 +301,7 @@ inline std::shared_ptr<const dataset_state> open_dataset(const std::filesystem::
     handle dcpl(H5Dget_create_plist(s->dset_h.get()), H5Pclose);
     if (!type.valid() || !space.valid() || !dcpl.valid()) s->fail("cannot read the dataset's header: " + last_error());
     s->type = describe_type(type.get(), s->type_defect);
+    s->stored_type = s->type.is_enum ? handle(H5Tget_super(type.get()), H5Tclose) : handle(H5Tcopy(type.get()), H5Tclose);
     if (s->type.is_enum && s->type.numeric) {
         s->mem_enum = handle(H5Tget_native_type(type.get(), H5T_DIR_DEFAULT), H5Tclose);
         if (!s->mem_enum.valid()) s->type_defect = "an enum without a native equivalent";
@@ -341,6 +361,19 @@ inline std::shared_ptr<const dataset_state> open_dataset(const std::filesystem::
         H5Eclear2(H5E_DEFAULT);
     }
 
+    // Chunks never written read as the fill value, except where HDF5 leaves the reader's buffer
+    // as it was (fill time "never", or no fill value): chunkwise then gives 0.
+    // Where HDF5 cannot even say whether there is a fill value, its message is damaged (and
+    // H5Pget_fill_value crashes HDF5 1.10 on some such files): never ask for it then.
+    H5D_fill_time_t fill_time = H5D_FILL_TIME_IFSET;
+    H5D_fill_value_t fill_status = H5D_FILL_VALUE_DEFAULT;
+    if (H5Pget_fill_time(dcpl.get(), &fill_time) >= 0 && H5Pfill_value_defined(dcpl.get(), &fill_status) >= 0) {
+        s->writes_fill = fill_time != H5D_FILL_TIME_NEVER && fill_status != H5D_FILL_VALUE_UNDEFINED;
+    } else {
+        s->fill_defect = "HDF5 cannot read its fill value message: " + last_error();
+    }
+    H5Eclear2(H5E_DEFAULT);
+
     const int nfilters = H5Pget_nfilters(dcpl.get());
     if (nfilters < 0) s->fail("cannot read the filter pipeline: " + last_error());
     s->decodable = true;
@@ -353,7 +386,10 @@ inline std::shared_ptr<const dataset_state> open_dataset(const std::filesystem::
             H5Pget_filter2(dcpl.get(), static_cast<unsigned>(i), &flags, &nvalues, values, sizeof name, name, nullptr);
         filter_step step{static_cast<int>(id), 0, filter_name(static_cast<int>(id))};
         if (id == H5Z_FILTER_DEFLATE) {
+            // HDF5 checks the level even when reading (one parameter, 0-9), and so does chunkwise
+            // (H5Dread then reports it).
             ++deflates;
+            if (nvalues != 1 || values[0] > 9) s->decodable = false;
         } else if (id == H5Z_FILTER_SHUFFLE) {
             // HDF5 shuffles by its one parameter (set to the type's size when the dataset was
             // made); it refuses other parameter counts and 0, and so does chunkwise (H5Dread).
@@ -371,6 +407,7 @@ inline std::shared_ptr<const dataset_state> open_dataset(const std::filesystem::
     if (deflates > 1) s->decodable = false;
     H5Eclear2(H5E_DEFAULT);
 
+    s->dcpl_h = std::move(dcpl);
     if (s->layout == storage::chunked) {
         s->probing = probed_file_of(s->dset_h.get()) != nullptr;
         // Whatever H5Dread reads gets a chunk cache that holds one row of chunks, not 1 MiB.
@@ -384,12 +421,15 @@ inline std::shared_ptr<const dataset_state> open_dataset(const std::filesystem::
         if (reopened.valid()) s->dset_h = std::move(reopened);
         H5Eclear2(H5E_DEFAULT);
     }
-    if (s->layout == storage::contiguous && s->contiguous_address != HADDR_UNDEF && s->type.raw) {
+    if (s->layout == storage::contiguous && s->contiguous_address != HADDR_UNDEF) {
         // pread from the file the dataset lives in (an external link may lead to another), only
         // where HDF5 itself would read these bytes without complaint (inside its allocated space).
-        const probe_file* f = probed_file_of(s->dset_h.get());
-        if (f != nullptr && s->contiguous_address <= f->eoa && total_bytes <= f->eoa - s->contiguous_address) {
-            s->contiguous_fd = ::fcntl(f->fd, F_DUPFD_CLOEXEC, 0);
+        // Data said to lie outside it is corrupted: H5Dread then fails or not depending on what
+        // was read before, so chunkwise refuses every read of it.
+        if (const probe_file* f = probed_file_of(s->dset_h.get())) {
+            const bool inside = s->contiguous_address <= f->eoa && total_bytes <= f->eoa - s->contiguous_address;
+            s->storage_outside = !inside;
+            if (inside) s->contiguous_fd = ::fcntl(f->fd, F_DUPFD_CLOEXEC, 0);
         }
     }
     return s;

@@ -55,6 +55,10 @@ inline std::string type_defect(hid_t type, H5T_class_t cls) {
     const std::size_t bits = size * 8;
     const std::size_t precision = H5Tget_precision(type);
     const int offset = H5Tget_offset(type);
+    const H5T_order_t order = H5Tget_order(type);
+    if (order != H5T_ORDER_LE && order != H5T_ORDER_BE && !(order == H5T_ORDER_VAX && cls == H5T_FLOAT && (size == 4 || size == 8))) {
+        return "a byte order HDF5 cannot convert from";
+    }
     if (precision == 0 || offset < 0 || static_cast<std::size_t>(offset) + precision > bits) {
         return "a precision of " + std::to_string(precision) + " bits at offset " + std::to_string(offset) +
                " in " + std::to_string(bits) + " bits";
@@ -64,7 +68,8 @@ inline std::string type_defect(hid_t type, H5T_class_t cls) {
         if (H5Tget_fields(type, &spos, &epos, &esize, &mpos, &msize) < 0) return "unreadable float fields";
         const std::size_t lo = static_cast<std::size_t>(offset), hi = lo + precision;
         const bool ok = esize >= 1 && esize <= 32 && msize >= 1 && epos >= lo && epos + esize <= hi && mpos >= lo &&
-                        mpos + msize <= hi && spos < bits && (mpos + msize <= epos || epos + esize <= mpos);
+                        mpos + msize <= hi && spos >= lo && spos < hi && (mpos + msize <= epos || epos + esize <= mpos) &&
+                        (spos < mpos || spos >= mpos + msize) && (spos < epos || spos >= epos + esize);
         if (!ok) {
             return "float fields outside the element (sign " + std::to_string(spos) + ", exponent " +
                    std::to_string(epos) + "+" + std::to_string(esize) + ", mantissa " + std::to_string(mpos) + "+" +

@@ -113,8 +113,14 @@ void write_blocks_collective(MPI_Comm comm, const std::string& f, const std::str
     if (rank == 0) {
         std::error_code ec;
         exists = std::filesystem::exists(f, ec) ? 1 : 0;
+        if (exists) {
+            std::size_t bytes = sizeof(T);
+            for (std::size_t d : shape) bytes *= d;
+            problem = room_problem(f, bytes);
+        }
     }
     MPI_Bcast(&exists, 1, MPI_INT, 0, comm);
+    fail_if(problem);
 
     library_lock lock;
     handle fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);

@@ -1,0 +1,192 @@
+#pragma once
+// Internal: a look at a dataset's layout message before HDF5 opens the dataset. HDF5 1.10
+// divides by the chunk dimensions while opening a chunked dataset (H5D__chunk_set_info), so a
+// damaged layout message with a chunk dimension of 0 kills the process with SIGFPE inside
+// H5Dopen2 (h5py's too). chunkwise reads the object header itself (bounded preads, versions 1
+// and 2, continuation blocks) and refuses such a dataset with an h5::error instead. Anything it
+// cannot parse is left to HDF5 as before: this check only ever adds an error, never hides data.
+#include <chunkwise/detail/hdf5/library.hpp>
+
+#include <hdf5.h>
+
+#include <unistd.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace chunkwise::h5::detail {
+
+/// Bounded little-endian reads from one file.
+class header_reader {
+public:
+    header_reader(int fd, std::uint64_t base, unsigned sizeof_addr, unsigned sizeof_size)
+        : fd_(fd), base_(base), addr_size_(sizeof_addr), len_size_(sizeof_size) {}
+
+    /// `size` bytes at relative address `addr` (false when the file is shorter).
+    bool read(std::uint64_t addr, std::size_t size, std::vector<unsigned char>& out) const {
+        out.resize(size);
+        std::size_t done = 0;
+        while (done < size) {
+            const ssize_t got = ::pread(fd_, out.data() + done, size - done, static_cast<off_t>(base_ + addr + done));
+            if (got <= 0) return false;
+            done += static_cast<std::size_t>(got);
+        }
+        return true;
+    }
+    [[nodiscard]] unsigned addr_size() const noexcept { return addr_size_; }
+    [[nodiscard]] unsigned len_size() const noexcept { return len_size_; }
+
+private:
+    int fd_;
+    std::uint64_t base_;
+    unsigned addr_size_, len_size_;
+};
+
+inline std::uint64_t le(const unsigned char* p, std::size_t n) {
+    std::uint64_t v = 0;
+    for (std::size_t i = n; i-- > 0;) v = (v << 8) | p[i];
+    return v;
+}
+
+/// "" if the layout message is usable as far as HDF5's open needs, else what is wrong.
+inline std::string layout_defect(const unsigned char* m, std::size_t size, const header_reader& r) {
+    if (size < 2) return {};
+    const unsigned version = m[0];
+    auto dims_ok = [](const unsigned char* p, std::size_t count, std::size_t width, std::size_t room) -> std::string {
+        if (count * width > room) return {};  // cannot tell: leave it to HDF5
+        for (std::size_t i = 0; i < count; ++i) {
+            if (le(p + i * width, width) == 0) return "a chunk dimension of 0";
+        }
+        return {};
+    };
+    if (version == 1 || version == 2) {
+        if (size < 8) return {};
+        const unsigned rank = m[1], cls = m[2];
+        if (cls != 2) return {};
+        if (rank < 2 || rank > 33) return "a chunked layout of dimensionality " + std::to_string(rank);
+        const std::size_t at = 8 + r.addr_size();
+        return at <= size ? dims_ok(m + at, rank, 4, size - at) : std::string();
+    }
+    if (version == 3) {
+        if (m[1] != 2 || size < 3) return {};
+        const unsigned rank = m[2];
+        if (rank < 2 || rank > 33) return "a chunked layout of dimensionality " + std::to_string(rank);
+        const std::size_t at = 3 + r.addr_size();
+        return at <= size ? dims_ok(m + at, rank, 4, size - at) : std::string();
+    }
+    if (version == 4) {
+        if (m[1] != 2 || size < 5) return {};
+        const unsigned rank = m[3], width = m[4];
+        if (rank < 2 || rank > 33) return "a chunked layout of dimensionality " + std::to_string(rank);
+        if (width < 1 || width > 8) return "chunk dimensions encoded in " + std::to_string(width) + " bytes";
+        return dims_ok(m + 5, rank, width, size - 5);
+    }
+    return {};
+}
+
+/// Walks the messages of the object header at `addr`; "" or what is wrong with its layout.
+inline std::string header_layout_defect(const header_reader& r, std::uint64_t addr) {
+    constexpr unsigned layout_type = 0x0008, continuation_type = 0x0010;
+    std::vector<unsigned char> buf;
+    struct block {
+        std::uint64_t addr, length;
+    };
+    std::vector<block> todo;
+    if (!r.read(addr, 16, buf)) return {};
+    int version = 0;
+    if (std::memcmp(buf.data(), "OHDR", 4) == 0) {
+        version = 2;
+        const unsigned flags = buf[5];
+        std::size_t at = 6 + ((flags & 0x20) != 0 ? 16 : 0) + ((flags & 0x10) != 0 ? 4 : 0);
+        const std::size_t width = std::size_t{1} << (flags & 3);
+        std::vector<unsigned char> prefix;
+        if (!r.read(addr, at + width, prefix)) return {};
+        const std::uint64_t chunk0 = le(prefix.data() + at, width);
+        todo.push_back({addr + at + width, chunk0});
+    } else if (buf[0] == 1) {
+        version = 1;
+        todo.push_back({addr + 16, le(buf.data() + 8, 4)});
+    } else {
+        return {};
+    }
+    for (std::size_t b = 0; b < todo.size() && b < 64; ++b) {
+        std::uint64_t start = todo[b].addr, length = todo[b].length;
+        if (length > (std::uint64_t{1} << 24)) return {};  // implausible: leave it to HDF5
+        if (version == 2 && b > 0) {  // continuation blocks: "OCHK", messages, checksum
+            if (length < 8) return {};
+            start += 4;
+            length -= 8;
+        }
+        if (!r.read(start, static_cast<std::size_t>(length), buf)) return {};
+        std::size_t at = 0;
+        while (true) {
+            unsigned type = 0;
+            std::size_t size = 0, head = 0;
+            if (version == 1) {
+                if (at + 8 > buf.size()) break;
+                type = static_cast<unsigned>(le(&buf[at], 2));
+                size = static_cast<std::size_t>(le(&buf[at + 2], 2));
+                head = 8;
+            } else {
+                if (at + 4 > buf.size()) break;
+                type = buf[at];
+                size = static_cast<std::size_t>(le(&buf[at + 1], 2));
+                head = 4 + ((buf[at + 3] & 0x04) != 0 ? 2 : 0);
+            }
+            if (at + head + size > buf.size()) break;
+            const unsigned char* body = buf.data() + at + head;
+            if (type == layout_type) return layout_defect(body, size, r);
+            if (type == continuation_type && size >= r.addr_size() + r.len_size()) {
+                todo.push_back({le(body, r.addr_size()), le(body + r.addr_size(), r.len_size())});
+            }
+            at += head + size;
+        }
+    }
+    return {};
+}
+
+/// The object header address, type and file number of the object at `path` (false if unknown).
+inline bool object_address(hid_t file, const std::string& path, haddr_t& addr, H5O_type_t& type, unsigned long& fileno) {
+#if H5_VERSION_GE(1, 12, 0)
+    H5O_info2_t info{};
+    const bool ok = H5Oget_info_by_name3(file, path.c_str(), &info, H5O_INFO_BASIC, H5P_DEFAULT) >= 0 &&
+                    H5VLnative_token_to_addr(file, info.token, &addr) >= 0;
+#else
+    H5O_info_t info{};
+    const bool ok = H5Oget_info_by_name2(file, path.c_str(), &info, H5O_INFO_BASIC, H5P_DEFAULT) >= 0;
+    addr = info.addr;
+#endif
+    H5Eclear2(H5E_DEFAULT);
+    type = info.type;
+    fileno = info.fileno;
+    return ok;
+}
+
+/// What is wrong with the layout of the dataset at `path` of `file` that would crash HDF5 when
+/// opening it ("" if nothing found). Call with the lock held, `fd` the file's descriptor.
+inline std::string dataset_layout_defect(hid_t file, const std::string& path, int fd) {
+    haddr_t addr = HADDR_UNDEF, root_addr = HADDR_UNDEF;
+    H5O_type_t type = H5O_TYPE_UNKNOWN, root_type = H5O_TYPE_UNKNOWN;
+    unsigned long fileno = 0, root_fileno = 0;
+    if (!object_address(file, path, addr, type, fileno) || !object_address(file, "/", root_addr, root_type, root_fileno)) {
+        return {};
+    }
+    // Only objects in this file (an external link leads elsewhere), and only datasets.
+    if (type != H5O_TYPE_DATASET || addr == HADDR_UNDEF || fileno != root_fileno) return {};
+    handle fcpl(H5Fget_create_plist(file), H5Pclose);
+    std::size_t sizeof_addr = 0, sizeof_size = 0;
+    hsize_t userblock = 0;
+    if (!fcpl.valid() || H5Pget_sizes(fcpl.get(), &sizeof_addr, &sizeof_size) < 0 ||
+        H5Pget_userblock(fcpl.get(), &userblock) < 0 || sizeof_addr < 2 || sizeof_addr > 8 || sizeof_size < 2 ||
+        sizeof_size > 8) {
+        H5Eclear2(H5E_DEFAULT);
+        return {};
+    }
+    const header_reader r(fd, userblock, static_cast<unsigned>(sizeof_addr), static_cast<unsigned>(sizeof_size));
+    return header_layout_defect(r, addr);
+}
+
+}  // namespace chunkwise::h5::detail

@@ -1,0 +1,89 @@
+#pragma once
+// The differential check every HDF5 test leans on: each way chunkwise reads a dataset equals
+// H5Dread of the same rows, to the bit.
+#include "catch.hpp"
+#include "h5_files.hpp"
+
+#include <chunkwise/chunkwise.hpp>
+#include <chunkwise/hdf5.hpp>
+
+#include <cstring>
+#include <filesystem>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace test {
+
+template <class T>
+bool same_bits(const T* a, const std::vector<T>& b) {
+    return b.empty() || std::memcmp(a, b.data(), b.size() * sizeof(T)) == 0;
+}
+
+/// read<T, N>, read<T>, read_into and read with a read_buffer, over blocks that follow the
+/// chunks and blocks that cut through them, and a map_blocks pass on 1 and 3 threads: every value
+/// equals H5Dread's (native type `mem`) to the bit.
+template <class T, std::size_t N>
+void require_same_as_hdf5(const std::filesystem::path& file, const std::string& name, hid_t mem) {
+    namespace h5 = chunkwise::h5;
+    using chunkwise::block;
+    h5::dataset ds(file, name);
+    const std::size_t rows = ds.shape()[0];
+    std::size_t row = 1;
+    for (std::size_t d = 1; d < ds.rank(); ++d) row *= ds.shape()[d];
+    const std::vector<std::vector<block>> partitions{h5::partition(ds, chunkwise::parts{1}),
+                                                     h5::partition(ds, chunkwise::parts{3}),
+                                                     chunkwise::partition(rows, chunkwise::parts{5})};
+    h5::read_buffer<T> buffer;
+    for (const auto& blocks : partitions) {
+        for (const block& b : blocks) {
+            INFO(file.filename().string() << ":" << name << " rows [" << b.begin << ", " << b.end << ")");
+            const auto expect = try_h5dread<T>(file, name, mem, b.begin, b.end);
+            REQUIRE(expect.has_value());
+            const auto tensor = ds.read<T, N>(b);
+            REQUIRE(tensor.size() == expect->size());
+            REQUIRE(same_bits(tensor.data(), *expect));
+            const auto array = ds.read<T>(b);
+            REQUIRE(same_bits(array.data(), *expect));
+            std::vector<T> into(expect->size());
+            ds.read_into(b, std::span<T>(into));
+            REQUIRE(same_bits(into.data(), *expect));
+            const auto view = ds.read<T, N>(b, buffer);
+            REQUIRE(view.size() == expect->size());
+            REQUIRE(same_bits(view.data(), *expect));
+        }
+        for (std::size_t threads : {1u, 3u}) {
+            chunkwise::thread_policy pool(threads);
+            auto values = chunkwise::gather(pool, chunkwise::map_blocks(pool, blocks, [&](const block& b) {
+                                                std::vector<T> v(b.size() * row);
+                                                ds.read_into(b, std::span<T>(v));
+                                                return v;
+                                            }));
+            for (std::size_t i = 0; i < blocks.size(); ++i) {
+                const auto expect = try_h5dread<T>(file, name, mem, blocks[i].begin, blocks[i].end);
+                REQUIRE(expect.has_value());
+                REQUIRE(same_bits(values[i].data(), *expect));
+            }
+        }
+    }
+}
+
+/// A whole file's bytes, and writing them back.
+inline std::vector<char> file_bytes(const std::filesystem::path& p) {
+    std::vector<char> b(std::filesystem::file_size(p));
+    std::ifstream(p, std::ios::binary).read(b.data(), static_cast<std::streamsize>(b.size()));
+    return b;
+}
+inline void write_bytes(const std::filesystem::path& p, const std::vector<char>& b) {
+    std::ofstream(p, std::ios::binary | std::ios::trunc).write(b.data(), static_cast<std::streamsize>(b.size()));
+}
+
+/// Offset of the first occurrence of `pattern` in `bytes` (throws when absent).
+inline std::size_t find_bytes(const std::vector<char>& bytes, const std::vector<unsigned char>& pattern) {
+    for (std::size_t i = 0; i + pattern.size() <= bytes.size(); ++i) {
+        if (std::memcmp(bytes.data() + i, pattern.data(), pattern.size()) == 0) return i;
+    }
+    throw std::runtime_error("test: pattern not found in the file");
+}
+
+}  // namespace test
