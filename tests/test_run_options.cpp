@@ -143,6 +143,55 @@ TEST_CASE("failure manifests round-trip and select exactly the failed blocks", "
     REQUIRE_THROWS_WITH(chunkwise::read_failure_manifest(dir / "bad.csv"), Catch::Matchers::Contains("not a failure manifest"));
     std::ofstream(dir / "bad2.csv") << "index,block,rank,time,message\nx,y,z,t,m\n";
     REQUIRE_THROWS_WITH(chunkwise::read_failure_manifest(dir / "bad2.csv"), Catch::Matchers::Contains("record 2"));
+    for (const char* index : {"-1", "12abc", " 3", "99999999999999999999999"}) {
+        INFO(index);
+        std::ofstream(dir / "bad3.csv") << "index,block,rank,time,message\n" << index << ",b,0,t,m\n";
+        REQUIRE_THROWS_AS(chunkwise::read_failure_manifest(dir / "bad3.csv"), chunkwise::manifest_error);
+    }
+    std::ofstream(dir / "bad4.csv") << "index,block,rank,time,message\n3,b,-2,t,m\n";
+    REQUIRE_THROWS_WITH(chunkwise::read_failure_manifest(dir / "bad4.csv"), Catch::Matchers::Contains("record 2"));
+    REQUIRE_THROWS_AS(chunkwise::read_failure_manifest(dir / "bad4.csv"), chunkwise::error);  // the common base
+    fs::remove_all(dir);
+}
+
+TEST_CASE("one identity for blocks of every kind: logs, failures, checkpoints and select_failed agree", "[run_options]") {
+    chunkwise::serial_policy serial;
+    chunkwise::run_options opt;
+    opt.errors = chunkwise::on_error::collect;
+    // Items of a std::vector<int> (or std::views::iota): named "item V", re-selected by name.
+    const std::vector<int> items{10, 11, 12, 13, 14};
+    auto r = chunkwise::map_blocks(serial, items, [](int v) -> int {
+        if (v % 2 == 1) throw std::runtime_error("odd");
+        return v;
+    }, opt);
+    REQUIRE(r.failures().size() == 2);
+    REQUIRE(r.failures()[0].block == "item 11");
+    REQUIRE(r.failures()[0].index == 1);
+    REQUIRE(chunkwise::select_failed(items, r.failures()) == std::vector<int>{11, 13});
+    const std::vector<int> reordered{13, 12, 11};
+    REQUIRE(chunkwise::select_failed(reordered, r.failures()) == std::vector<int>{13, 11});
+
+    // Elements chunkwise cannot describe are named by position, and each gets its own checkpoint
+    // (they once all shared the checkpoint of an empty description).
+    struct opaque {
+        int payload;
+    };
+    const std::vector<opaque> things{{1}, {2}, {3}};
+    const auto dir = scratch("identity");
+    chunkwise::run_options ck;
+    ck.checkpoint = dir / "ck";
+    auto first = chunkwise::gather(serial, chunkwise::map_blocks(serial, things, [](const opaque& o) { return o.payload * 10; }, ck));
+    REQUIRE(first == std::vector<int>{10, 20, 30});
+    int computed = 0;
+    auto second = chunkwise::gather(serial, chunkwise::map_blocks(serial, things, [&](const opaque& o) {
+                                        ++computed;
+                                        return o.payload * 10;
+                                    }, ck));
+    REQUIRE(second == std::vector<int>{10, 20, 30});
+    REQUIRE(computed == 0);
+    std::vector<chunkwise::failure> by_position{{1, "", 0, "m", "t"}};
+    REQUIRE(chunkwise::select_failed(things, by_position).size() == 1);
+    REQUIRE(chunkwise::select_failed(things, by_position)[0].payload == 2);
     fs::remove_all(dir);
 }
 

@@ -4,7 +4,9 @@
 /// (`run_options::checkpoint`), and `checkpoint_traits<T>`, the customization point for your
 /// own result types.
 
+#include <chunkwise/detail/block_identity.hpp>
 #include <chunkwise/detail/value_kinds.hpp>
+#include <chunkwise/error.hpp>
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -22,11 +24,19 @@
 #include <string_view>
 #include <system_error>
 #include <thread>
+#include <tuple>
 #include <type_traits>
 #include <variant>
 #include <vector>
 
 namespace chunkwise {
+
+/// A checkpoint that cannot be created, written or decoded (a chunkwise::error; what() starts with
+/// "[chunkwise.checkpoint]").
+class checkpoint_error : public error {
+public:
+    using error::error;
+};
 
 /// How a result type is saved in a checkpoint. Specialize it for your own types with three
 /// static members:
@@ -61,8 +71,12 @@ void append_raw(std::string& out, const T* p, std::size_t n) {
     out.append(reinterpret_cast<const char*>(p), n * sizeof(T));
 }
 
-inline void need(std::string_view bytes, std::size_t n, const char* what) {
-    if (bytes.size() < n) throw std::runtime_error(std::string("checkpoint too short for ") + what);
+[[noreturn]] inline void bad_checkpoint(const std::string& what) {
+    throw checkpoint_error("[chunkwise.checkpoint] " + what);
+}
+
+inline void need(std::string_view bytes, std::uint64_t n, const char* what) {
+    if (bytes.size() < n) bad_checkpoint(std::string("too short for ") + what);
 }
 
 inline std::uint64_t read_u64(std::string_view& bytes) {
@@ -80,7 +94,7 @@ struct checkpoint_traits<T, std::enable_if_t<detail::plain_arithmetic<T>>> {
     static std::string type_name() { return detail::arithmetic_name<T>(); }
     static void save(const T& v, std::string& out) { detail::append_raw(out, &v, 1); }
     static T load(std::string_view bytes) {
-        if (bytes.size() != sizeof(T)) throw std::runtime_error("checkpoint holds a value of another size");
+        if (bytes.size() != sizeof(T)) detail::bad_checkpoint("holds a value of another size");
         T v;
         std::memcpy(&v, bytes.data(), sizeof(T));
         return v;
@@ -93,7 +107,7 @@ struct checkpoint_traits<T, std::enable_if_t<detail::arithmetic_vector<T>>> {
     static std::string type_name() { return "vector<" + detail::arithmetic_name<E>() + ">"; }
     static void save(const T& v, std::string& out) { detail::append_raw(out, v.data(), v.size()); }
     static T load(std::string_view bytes) {
-        if (bytes.size() % sizeof(E) != 0) throw std::runtime_error("checkpoint holds a partial element");
+        if (bytes.size() % sizeof(E) != 0) detail::bad_checkpoint("holds a partial element");
         T v(bytes.size() / sizeof(E));
         if (!v.empty()) std::memcpy(v.data(), bytes.data(), bytes.size());
         return v;
@@ -103,7 +117,16 @@ struct checkpoint_traits<T, std::enable_if_t<detail::arithmetic_vector<T>>> {
 template <class T>
 struct checkpoint_traits<T, std::enable_if_t<detail::arithmetic_tensor<T>>> {
     using E = typename T::value_type;
-    static std::string type_name() { return "tensor<" + detail::arithmetic_name<E>() + ">"; }
+    // Fixed-rank tensors (xtensor<T, N>) name their rank: a checkpoint of another rank is
+    // recomputed, not failed; dynamic-rank ones (xarray) take any.
+    static std::string type_name() {
+        if constexpr (requires { std::tuple_size<typename T::shape_type>::value; }) {
+            return "tensor<" + detail::arithmetic_name<E>() + "," +
+                   std::to_string(std::tuple_size<typename T::shape_type>::value) + ">";
+        } else {
+            return "tensor<" + detail::arithmetic_name<E>() + ">";
+        }
+    }
     static void save(const T& v, std::string& out) {
         const auto& shape = v.shape();
         const std::uint64_t dims = std::size(shape);
@@ -118,14 +141,19 @@ struct checkpoint_traits<T, std::enable_if_t<detail::arithmetic_tensor<T>>> {
         const std::uint64_t dims = detail::read_u64(bytes);
         typename T::shape_type shape{};
         if constexpr (requires { shape.resize(dims); }) shape.resize(dims);
-        if (std::size(shape) != dims) throw std::runtime_error("checkpoint holds a tensor of another rank");
+        if (std::size(shape) != dims) detail::bad_checkpoint("holds a tensor of another rank");
         std::size_t count = 1;
+        bool empty = false, overflow = false;
         for (std::size_t d = 0; d < dims; ++d) {
             const std::uint64_t e = detail::read_u64(bytes);
             shape[d] = static_cast<typename T::shape_type::value_type>(e);
-            count *= static_cast<std::size_t>(e);
+            empty = empty || e == 0;
+            overflow = overflow || __builtin_mul_overflow(count, static_cast<std::size_t>(e), &count);
         }
-        if (bytes.size() != count * sizeof(E)) throw std::runtime_error("checkpoint tensor data has the wrong size");
+        if (empty) count = 0;
+        if ((overflow && !empty) || count > bytes.size() / sizeof(E) || bytes.size() != count * sizeof(E)) {
+            detail::bad_checkpoint("tensor data has the wrong size");
+        }
         T v = T::from_shape(shape);
         if (count > 0) std::memcpy(v.data(), bytes.data(), bytes.size());
         return v;
@@ -144,7 +172,7 @@ struct checkpoint_traits<std::monostate> {
     static std::string type_name() { return "none"; }
     static void save(const std::monostate&, std::string&) {}
     static std::monostate load(std::string_view bytes) {
-        if (!bytes.empty()) throw std::runtime_error("checkpoint of a void block holds data");
+        if (!bytes.empty()) detail::bad_checkpoint("of a void block holds data");
         return {};
     }
 };
@@ -159,14 +187,6 @@ concept checkpointable = requires(const T& v, std::string& out, std::string_view
 
 namespace detail {
 
-inline std::uint64_t fnv1a(std::string_view a, std::uint64_t h = 14695981039346656037ull) {
-    for (unsigned char c : a) {
-        h ^= c;
-        h *= 1099511628211ull;
-    }
-    return h;
-}
-
 /// One block's results in a checkpoint directory: a file per block, written to a temporary
 /// name, fsync'ed and renamed, so a reader sees a whole file or none. A file records the result
 /// type, the block's key and description, and a checksum; a file that disagrees with any of them
@@ -180,8 +200,8 @@ public:
         std::error_code ec;
         std::filesystem::create_directories(dir_, ec);
         if (ec || !std::filesystem::is_directory(dir_)) {
-            throw std::runtime_error("[chunkwise.checkpoint] cannot create the checkpoint directory " + dir_.string() +
-                                     (ec ? ": " + ec.message() : std::string()));
+            throw checkpoint_error("[chunkwise.checkpoint] cannot create the checkpoint directory " + dir_.string() +
+                                   (ec ? ": " + ec.message() : std::string()));
         }
     }
 
@@ -211,14 +231,15 @@ public:
             const std::string_view header = v.substr(0, hlen);
             v.remove_prefix(hlen);
             const std::uint64_t plen = read_u64(v);
-            need(v, plen + 8, "the payload");
+            need(v, plen, "the payload");  // then 8 bytes of checksum: no plen + 8 that could wrap
+            need(v.substr(static_cast<std::size_t>(plen)), 8, "the checksum");
             const std::string_view payload = v.substr(0, plen);
             v.remove_prefix(plen);
             const std::uint64_t sum = read_u64(v);
             if (!v.empty() || sum != fnv1a(payload, fnv1a(header))) return std::nullopt;
             if (header != make_header(type, key, block)) return std::nullopt;
             return std::string(payload);
-        } catch (const std::runtime_error&) {
+        } catch (const checkpoint_error&) {
             return std::nullopt;
         }
     }
@@ -284,7 +305,7 @@ private:
         return "type=" + type + "\nkey=" + key + "\nblock=" + block + "\n";
     }
     [[noreturn]] static void fail(const std::string& what) {
-        throw std::runtime_error("[chunkwise.checkpoint] " + what + ": " + std::strerror(errno));
+        throw checkpoint_error("[chunkwise.checkpoint] " + what + ": " + std::strerror(errno));
     }
 
     std::filesystem::path dir_;

@@ -1,12 +1,17 @@
 #pragma once
 /// \file
-/// Everything of chunkwise that needs only the C++ standard library: partition, serial_policy,
-/// thread_policy, map_blocks, gather, reduce, run_options (failures, checkpoints, logs, progress). MPI and HDF5 come from <chunkwise/mpi.hpp> and
-/// <chunkwise/hdf5.hpp>.
+/// Everything of chunkwise that needs no optional library: partition, serial_policy,
+/// thread_policy, map_blocks, gather, reduce, statistics, errors, and production runs
+/// (run_options: failures, checkpoints, logs, progress; these use POSIX besides the standard
+/// library). MPI comes from <chunkwise/mpi.hpp>, HDF5 from <chunkwise/hdf5.hpp>, the scaling
+/// harness from <chunkwise/bench/scaling.hpp>.
 
 #include <chunkwise/block_error.hpp>
 #include <chunkwise/checkpoint.hpp>
+#include <chunkwise/error.hpp>
+#include <chunkwise/failure.hpp>
 #include <chunkwise/gather.hpp>
+#include <chunkwise/manifest.hpp>
 #include <chunkwise/map_blocks.hpp>
 #include <chunkwise/partial_results.hpp>
 #include <chunkwise/partition.hpp>

@@ -2,7 +2,10 @@
 /// \file
 /// `gather` and `reduce`: combine the results of `map_blocks`, deterministically.
 
+#include <chunkwise/detail/clock.hpp>
+#include <chunkwise/detail/policy_access.hpp>
 #include <chunkwise/detail/tree_reduce.hpp>
+#include <chunkwise/failure.hpp>
 #include <chunkwise/partial_results.hpp>
 #include <chunkwise/policy.hpp>
 #include <chunkwise/stats.hpp>
@@ -108,8 +111,8 @@ std::vector<R> gather(Policy& policy, partial_results<R>&& results) {
     static_assert(execution_policy<Policy>,
                   "chunkwise::gather: the first argument must be the execution policy that ran map_blocks");
     const auto t0 = detail::clock::now();
-    if constexpr (requires { policy.gather_results(results); }) {
-        std::vector<R> out = policy.gather_results(results);
+    if constexpr (distributed_policy<Policy>) {
+        std::vector<R> out = detail::policy_access::gather_results(policy, results);
         detail::add_combine_time(results, t0);
         return out;
     } else {
@@ -138,8 +141,8 @@ R reduce(Policy& policy, partial_results<R>&& results, Op op) {
     } else {
         const auto t0 = detail::clock::now();
         std::optional<R> out;
-        if constexpr (requires { policy.reduce_results(results, op); }) {
-            out = policy.reduce_results(results, op);
+        if constexpr (distributed_policy<Policy>) {
+            out = detail::policy_access::reduce_results(policy, results, op);
         } else {
             std::vector<detail::tree_node<R>> nodes =
                 detail::local_tree_nodes(results, op, detail::missing_indices(results));
@@ -157,8 +160,8 @@ template <class Policy, class R>
 std::vector<failure> gather_failures(Policy& policy, const partial_results<R>& results) {
     static_assert(execution_policy<Policy>,
                   "chunkwise::gather_failures: the first argument must be the execution policy that ran map_blocks");
-    if constexpr (requires { policy.gather_failures(results); }) {
-        return policy.gather_failures(results);
+    if constexpr (distributed_policy<Policy>) {
+        return detail::policy_access::gather_failures(policy, results);
     } else {
         return results.failures();
     }
@@ -169,9 +172,9 @@ template <class Policy, class R>
 std::vector<R> all_gather(Policy& policy, partial_results<R>&& results) {
     static_assert(execution_policy<Policy>,
                   "chunkwise::all_gather: the first argument must be the execution policy that ran map_blocks");
-    if constexpr (requires { policy.all_gather_results(results); }) {
+    if constexpr (distributed_policy<Policy>) {
         const auto t0 = detail::clock::now();
-        std::vector<R> out = policy.all_gather_results(results);
+        std::vector<R> out = detail::policy_access::all_gather_results(policy, results);
         detail::add_combine_time(results, t0);
         return out;
     } else {
@@ -190,10 +193,10 @@ R all_reduce(Policy& policy, partial_results<R>&& results, Op op) {
                   "where R is the block function's result type");
     if constexpr (!detail::reduction_op<Op, R>) {
         return R{};
-    } else if constexpr (requires { policy.broadcast_value(std::declval<R&>()); }) {
+    } else if constexpr (distributed_policy<Policy>) {
         R value = reduce(policy, std::move(results), std::move(op));
         const auto t0 = detail::clock::now();
-        policy.broadcast_value(value);
+        detail::policy_access::broadcast_value(policy, value);
         detail::add_combine_time(results, t0);
         return value;
     } else {

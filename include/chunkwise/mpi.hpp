@@ -113,8 +113,10 @@ private:
 };
 
 /// The MPI half shared by mpi_policy (Local = serial_policy) and hybrid_policy (thread_policy).
+/// Its collective hooks are private: chunkwise's algorithms reach them through policy_access,
+/// and the concept chunkwise::distributed_policy names every one of them.
 template <class Local>
-class distributed_policy {
+class mpi_backend {
 public:
     /// Ranks in the communicator.
     [[nodiscard]] int size() const noexcept { return size_; }
@@ -127,16 +129,30 @@ public:
     /// How blocks are assigned to ranks.
     [[nodiscard]] mpi_schedule schedule() const noexcept { return schedule_; }
 
-    /// Library detail: runs this rank's blocks, then agrees on failures with every rank
-    /// (collective): under fail_fast every rank reports the same lowest failing block.
+protected:
+    mpi_backend(boost::mpi::communicator comm, mpi_schedule schedule, Local local, const char* who)
+        : comm_((require_mpi(who), std::move(comm))),
+          rank_(comm_.rank()),
+          size_(comm_.size()),
+          schedule_(schedule),
+          local_(std::move(local)) {}
+
+    Local& local() noexcept { return local_; }
+    const Local& local() const noexcept { return local_; }
+
+private:
+    friend struct detail::policy_access;
+
+    // Runs this rank's blocks, then agrees on failures with every rank (collective): under
+    // fail_fast every rank reports the same lowest failing block.
     template <class Body>
-    exec_result execute(std::size_t n, Body& body, error_mode mode) {
+    exec_result execute(std::size_t n, Body& body, on_error mode) {
         check_same_count(n);
         exec_result r;
         const auto t0 = clock::now();
         if (schedule_ == mpi_schedule::contiguous) {
             const auto [first, last] = share(n, rank_);
-            r = local_.execute_range(first, last, body, mode, rank_);
+            r = policy_access::execute_range(local_, first, last, body, mode, rank_);
         } else {
             r.stats.workers.resize(local_.workers());
             block_counter counter(comm_);
@@ -145,10 +161,11 @@ public:
                 const std::uint64_t start = counter.fetch_add(batch);
                 if (start >= n) break;
                 const std::size_t stop = static_cast<std::size_t>(std::min<std::uint64_t>(start + batch, n));
-                exec_result part = local_.execute_range(static_cast<std::size_t>(start), stop, body, mode, rank_);
+                exec_result part =
+                    policy_access::execute_range(local_, static_cast<std::size_t>(start), stop, body, mode, rank_);
                 const bool failed = !part.failures.empty();
                 merge_exec(r, std::move(part));
-                if (failed && mode == error_mode::fail_fast) {
+                if (failed && mode == on_error::fail_fast) {
                     counter.exhaust(n);  // no rank takes another block
                     break;
                 }
@@ -157,11 +174,11 @@ public:
         r.stats.rank = rank_;
         sort_failures(r.failures);
         finish_stats(r.stats, seconds_since(t0));
-        if (mode == error_mode::fail_fast) agree_on_failure(r);
+        if (mode == on_error::fail_fast) agree_on_failure(r);
         return r;
     }
 
-    /// Library detail: every result in block order on root, empty elsewhere. Collective.
+    // Every result in block order on root, empty elsewhere. Collective.
     template <class R>
     std::vector<R> gather_results(partial_results<R>& results) {
         // Under the contiguous schedule with nothing missing, rank order is block order and the
@@ -200,7 +217,7 @@ public:
         return out;
     }
 
-    /// Library detail: gather_results, then the same vector on every rank. Collective.
+    // gather_results, then the same vector on every rank. Collective.
     template <class R>
     std::vector<R> all_gather_results(partial_results<R>& results) {
         std::vector<R> out = gather_results(results);
@@ -208,9 +225,9 @@ public:
         return out;
     }
 
-    /// Library detail: the fixed-tree reduction's value on root (nullopt elsewhere). Each rank
-    /// reduces the complete subtrees it holds; root combines those nodes in block order, so the
-    /// operands are those of the serial tree. Collective.
+    // The fixed-tree reduction's value on root (nullopt elsewhere). Each rank reduces the
+    // complete subtrees it holds; root combines those nodes in block order, so the operands are
+    // those of the serial tree. Collective.
     template <class R, class Op>
     std::optional<R> reduce_results(partial_results<R>& results, Op& op) {
         static_assert(std::is_default_constructible_v<R>,
@@ -250,7 +267,7 @@ public:
         return finish_tree(results.total_blocks(), all, op);
     }
 
-    /// Library detail: every rank's failures on root, by block index (empty elsewhere). Collective.
+    // Every rank's failures on root, by block index (empty elsewhere). Collective.
     template <class R>
     std::vector<failure> gather_failures(const partial_results<R>& results) {
         std::vector<std::vector<failure>> per_rank;
@@ -263,16 +280,23 @@ public:
         return out;
     }
 
-    /// Library detail: starts the run-wide progress counter on the root. Collective.
-    void begin_progress() { progress_ = std::make_unique<block_counter>(comm_); }
-    /// Library detail: adds this rank's newly finished blocks; returns the run-wide count so far.
-    std::size_t add_progress(std::size_t delta) {
-        return static_cast<std::size_t>(progress_->fetch_add(delta) + delta);
+    // Whether any rank asked for progress; if so, starts the run-wide progress counter on the
+    // root. Collective: every rank calls it, whatever it asked for (progress = is_root() is the
+    // natural way to ask for one progress line).
+    bool begin_progress(bool wanted) {
+        int mine = wanted ? 1 : 0, any = 0;
+        check_mpi(MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_LOR, comm_), "MPI_Allreduce");
+        if (any) progress_ = std::make_unique<block_counter>(comm_);
+        return any != 0;
     }
-    /// Library detail: ends the progress counter. Collective.
+    // Adds this rank's newly finished blocks; returns the run-wide count so far.
+    std::size_t add_progress(std::size_t delta) {
+        return progress_ ? static_cast<std::size_t>(progress_->fetch_add(delta) + delta) : 0;
+    }
+    // Ends the progress counter. Collective.
     void end_progress() { progress_.reset(); }
 
-    /// Library detail: root's value on every rank. Collective.
+    // Root's value on every rank. Collective.
     template <class R>
     void broadcast_value(R& value) {
         std::vector<R> one;
@@ -281,18 +305,6 @@ public:
         value = std::move(one.front());
     }
 
-protected:
-    distributed_policy(boost::mpi::communicator comm, mpi_schedule schedule, Local local, const char* who)
-        : comm_((require_mpi(who), std::move(comm))),
-          rank_(comm_.rank()),
-          size_(comm_.size()),
-          schedule_(schedule),
-          local_(std::move(local)) {}
-
-    Local& local() noexcept { return local_; }
-    const Local& local() const noexcept { return local_; }
-
-private:
     // Rank r's contiguous run of blocks: the r-th of min(size, n) balanced runs.
     [[nodiscard]] std::pair<std::size_t, std::size_t> share(std::size_t n, int r) const {
         const std::size_t ranks = static_cast<std::size_t>(size_);
@@ -354,13 +366,13 @@ private:
 /// throw the same block_error. `gather` delivers all results in block order on rank 0 (arithmetic
 /// values, vectors of them and xtensor arrays as raw MPI_Gatherv buffers, other types through
 /// Boost.Serialization); `reduce` delivers the serial tree's bits on rank 0.
-class mpi_policy : public detail::distributed_policy<serial_policy> {
+class mpi_policy : public detail::mpi_backend<serial_policy> {
 public:
     /// \param comm the ranks that share the work (default: MPI_COMM_WORLD)
     /// \param schedule how blocks are assigned to ranks
     /// \throws std::logic_error if MPI is not initialized
     explicit mpi_policy(boost::mpi::communicator comm = {}, mpi_schedule schedule = mpi_schedule::contiguous)
-        : distributed_policy(std::move(comm), schedule, serial_policy{}, "mpi_policy") {}
+        : mpi_backend(std::move(comm), schedule, serial_policy{}, "mpi_policy") {}
 
     /// Blocks run at once over all ranks: one per rank.
     [[nodiscard]] std::size_t workers() const noexcept { return static_cast<std::size_t>(size()); }
@@ -370,7 +382,7 @@ public:
 ///
 /// As mpi_policy, but each rank runs its share on a thread_policy of `threads_per_rank` workers.
 /// Only the thread that calls map_blocks talks to MPI (MPI_THREAD_FUNNELED suffices).
-class hybrid_policy : public detail::distributed_policy<thread_policy> {
+class hybrid_policy : public detail::mpi_backend<thread_policy> {
 public:
     /// \param comm the ranks that share the work
     /// \param threads_per_rank blocks each rank runs at once, its calling thread included
@@ -381,7 +393,7 @@ public:
     ///         std::invalid_argument if threads_per_rank is 0
     hybrid_policy(boost::mpi::communicator comm, std::size_t threads_per_rank,
                   mpi_schedule schedule = mpi_schedule::contiguous)
-        : distributed_policy(std::move(comm), schedule, make_pool(threads_per_rank), "hybrid_policy") {}
+        : mpi_backend(std::move(comm), schedule, make_pool(threads_per_rank), "hybrid_policy") {}
 
     /// Blocks run at once over all ranks: ranks times threads per rank.
     [[nodiscard]] std::size_t workers() const noexcept {
@@ -412,5 +424,8 @@ private:
         return thread_policy(threads);
     }
 };
+
+static_assert(distributed_policy<mpi_policy>, "chunkwise: mpi_policy must provide every collective hook");
+static_assert(distributed_policy<hybrid_policy>, "chunkwise: hybrid_policy must provide every collective hook");
 
 }  // namespace chunkwise

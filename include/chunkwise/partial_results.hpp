@@ -2,7 +2,7 @@
 /// \file
 /// `partial_results<R>`: what one process computed in a `map_blocks` call, keyed by block index.
 
-#include <chunkwise/run_options.hpp>
+#include <chunkwise/failure.hpp>
 #include <chunkwise/stats.hpp>
 
 #include <cstddef>

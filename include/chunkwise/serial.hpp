@@ -3,6 +3,7 @@
 /// `serial_policy`: every block on the calling thread, in index order.
 
 #include <chunkwise/detail/execute.hpp>
+#include <chunkwise/detail/policy_access.hpp>
 #include <chunkwise/stats.hpp>
 
 #include <cstddef>
@@ -22,15 +23,18 @@ public:
     /// Always true (no MPI).
     [[nodiscard]] bool is_root() const noexcept { return true; }
 
-    /// Library detail: runs body(0) .. body(n-1) in order; fail_fast stops at the first failure.
+private:
+    friend struct detail::policy_access;
+
+    // Runs body(0) .. body(n-1) in order; fail_fast stops at the first failure.
     template <class Body>
-    detail::exec_result execute(std::size_t n, Body& body, detail::error_mode mode) {
+    detail::exec_result execute(std::size_t n, Body& body, on_error mode) {
         return execute_range(0, n, body, mode, 0);
     }
 
-    /// Library detail: as execute, over block indices [first, last), failures tagged with `rank`.
+    // As execute, over block indices [first, last), failures tagged with `rank`.
     template <class Body>
-    detail::exec_result execute_range(std::size_t first, std::size_t last, Body& body, detail::error_mode mode,
+    detail::exec_result execute_range(std::size_t first, std::size_t last, Body& body, on_error mode,
                                       int rank) {
         detail::exec_result r;
         r.stats.rank = rank;
@@ -40,7 +44,7 @@ public:
             detail::worker_clock busy(r.stats.workers[0]);
             for (std::size_t i = first; i < last; ++i) {
                 ++busy.blocks;
-                if (!detail::run_one_block(body, i, r.failures, rank) && mode == detail::error_mode::fail_fast) {
+                if (!detail::run_one_block(body, i, r.failures, rank) && mode == on_error::fail_fast) {
                     break;
                 }
             }

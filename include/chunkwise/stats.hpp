@@ -2,7 +2,8 @@
 /// \file
 /// Where a run's time went: per-worker busy, read, wait and combine seconds.
 
-#include <chrono>
+#include <chunkwise/detail/clock.hpp>
+
 #include <cstddef>
 #include <vector>
 
@@ -30,6 +31,7 @@ struct run_stats {
     double wall = 0;                     ///< seconds from start to end of map_blocks here
     std::vector<worker_stats> workers;   ///< one entry per worker of this process
     std::size_t from_checkpoint = 0;     ///< blocks loaded from a checkpoint instead of run
+    std::size_t checkpoint_save_failures = 0;  ///< results kept but not checkpointed (full disk, ...)
 
     /// Sum of a phase over all workers, e.g. `total(&worker_stats::busy)`.
     [[nodiscard]] double total(double worker_stats::*phase) const noexcept {
@@ -38,17 +40,6 @@ struct run_stats {
         return s;
     }
 };
-
-namespace detail {
-using clock = std::chrono::steady_clock;
-
-[[nodiscard]] inline double seconds_since(clock::time_point t0) noexcept {
-    return std::chrono::duration<double>(clock::now() - t0).count();
-}
-
-/// Read seconds reported on this thread so far; executors sample it around each block.
-inline thread_local double thread_read_seconds = 0;
-}  // namespace detail
 
 /// Counts the time between its construction and destruction as read time of the block running
 /// on this thread (`worker_stats::read`). Put one around the I/O inside a block function.

@@ -3,6 +3,7 @@
 /// `thread_policy`: blocks on a persistent pool of std::threads, scheduled dynamically.
 
 #include <chunkwise/detail/execute.hpp>
+#include <chunkwise/detail/policy_access.hpp>
 #include <chunkwise/detail/thread_pool.hpp>
 #include <chunkwise/stats.hpp>
 
@@ -53,16 +54,19 @@ public:
         return h == 0 ? 1 : h;
     }
 
-    /// Library detail: runs body(0) .. body(n-1) on the pool, dynamically scheduled. Under
-    /// fail_fast, no block starts after a failure is seen; running blocks finish.
+private:
+    friend struct detail::policy_access;
+
+    // Runs body(0) .. body(n-1) on the pool, dynamically scheduled. Under fail_fast, no block
+    // starts after a failure is seen; running blocks finish.
     template <class Body>
-    detail::exec_result execute(std::size_t n, Body& body, detail::error_mode mode) {
+    detail::exec_result execute(std::size_t n, Body& body, on_error mode) {
         return execute_range(0, n, body, mode, 0);
     }
 
-    /// Library detail: as execute, over block indices [first, last), failures tagged with `rank`.
+    // As execute, over block indices [first, last), failures tagged with `rank`.
     template <class Body>
-    detail::exec_result execute_range(std::size_t first, std::size_t last, Body& body, detail::error_mode mode,
+    detail::exec_result execute_range(std::size_t first, std::size_t last, Body& body, on_error mode,
                                       int rank) {
         detail::exec_result r;
         r.stats.rank = rank;
@@ -80,14 +84,13 @@ public:
                 r.stats.workers[s].blocks += j.stats[s].blocks;
                 for (auto& rec : j.failures[s]) r.failures.push_back(std::move(rec));
             }
-            if (mode == detail::error_mode::fail_fast && !r.failures.empty()) break;
+            if (mode == on_error::fail_fast && !r.failures.empty()) break;
         }
         detail::sort_failures(r.failures);
         detail::finish_stats(r.stats, detail::seconds_since(t0));
         return r;
     }
 
-private:
     static std::size_t checked(std::size_t workers) {
         if (workers == 0) {
             throw std::invalid_argument("[chunkwise.thread_policy] workers must be at least 1, got 0");
@@ -102,7 +105,7 @@ private:
     template <class Body>
     class job final : public detail::pool_job {
     public:
-        job(std::size_t first, std::size_t last, Body& body, detail::error_mode mode, std::size_t slots, int rank)
+        job(std::size_t first, std::size_t last, Body& body, on_error mode, std::size_t slots, int rank)
             : body_(body), mode_(mode), rank_(rank), ranges_(slots), stats(slots), failures(slots) {
             const std::size_t n = last > first ? last - first : 0;
             base_ = first;
@@ -120,7 +123,7 @@ private:
                 if (stop_.load(std::memory_order_acquire)) return;
                 ++busy.blocks;
                 if (!detail::run_one_block(body_, base_ + i, mine, rank_) &&
-                    mode_ == detail::error_mode::fail_fast) {
+                    mode_ == on_error::fail_fast) {
                     stop_.store(true, std::memory_order_release);
                     return;
                 }
@@ -187,7 +190,7 @@ private:
         };
 
         Body& body_;
-        detail::error_mode mode_;
+        on_error mode_;
         int rank_;
         std::size_t base_ = 0;
         std::vector<padded_range> ranges_;

@@ -1,6 +1,12 @@
 #pragma once
-// Internal: the contract between map_blocks and the policies that run its blocks.
+// Internal: the contract between map_blocks and the policies that run its blocks: a policy's
+// executor runs body(i) for the block indices it owns and returns an exec_result (statistics and
+// the failed blocks). failure_record is the executor's view of a failed block: it carries the
+// original exception (which never crosses ranks), while chunkwise::failure is the public,
+// serialisable report map_blocks builds from it.
 
+#include <chunkwise/detail/clock.hpp>
+#include <chunkwise/failure.hpp>
 #include <chunkwise/stats.hpp>
 
 #include <algorithm>
@@ -11,12 +17,6 @@
 #include <vector>
 
 namespace chunkwise::detail {
-
-/// What a policy does when a block throws.
-enum class error_mode {
-    fail_fast,  // start no new block, let running ones finish, report the failure
-    collect,    // run every block, report every failure
-};
 
 /// One failed block as a policy reports it to map_blocks.
 struct failure_record {
@@ -95,10 +95,5 @@ inline void sort_failures(std::vector<failure_record>& f) {
     std::sort(f.begin(), f.end(),
               [](const failure_record& a, const failure_record& b) { return a.index < b.index; });
 }
-
-/// A body used only to check, in the execution_policy concept, that execute() accepts bodies.
-struct probe_body {
-    void operator()(std::size_t) const {}
-};
 
 }  // namespace chunkwise::detail

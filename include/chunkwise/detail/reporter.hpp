@@ -1,13 +1,14 @@
 #pragma once
 // Internal: the log file and progress line of a production run.
-#include <chunkwise/run_options.hpp>
+#include <chunkwise/detail/clock.hpp>
+#include <chunkwise/error.hpp>
 
 #include <fcntl.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
-#include <ctime>
+#include <filesystem>
 #include <cerrno>
 #include <cstring>
 #include <mutex>
@@ -15,19 +16,6 @@
 #include <string>
 
 namespace chunkwise::detail {
-
-/// Now, UTC, ISO 8601 with milliseconds: 2026-11-22T14:30:01.123Z.
-inline std::string utc_now() {
-    const auto now = std::chrono::system_clock::now();
-    const std::time_t t = std::chrono::system_clock::to_time_t(now);
-    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
-    std::tm tm{};
-    gmtime_r(&t, &tm);
-    char buf[96];  // room for any int the compiler imagines
-    std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
-                  tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(ms));
-    return buf;
-}
 
 inline std::string format_duration(double s) {
     if (s < 0 || s != s) return "?";
@@ -50,13 +38,13 @@ inline thread_local const std::string* current_block_label = nullptr;
 /// threads and ranks do not interleave) and draws progress on stderr.
 class run_reporter {
 public:
-    run_reporter(const run_options& opt, std::size_t total, int rank, bool show_progress)
-        : total_(total), rank_(rank), progress_(opt.progress && show_progress), start_(clock_type::now()) {
-        if (!opt.log.empty()) {
-            fd_ = ::open(opt.log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-            if (fd_ < 0) {
-                throw std::runtime_error("[chunkwise.log] cannot open " + opt.log.string() + ": " + std::strerror(errno));
-            }
+    /// \param log file to append lines to (empty: none); \param progress draw progress;
+    /// \param show_progress this process draws it (the root under MPI)
+    run_reporter(const std::filesystem::path& log, bool progress, std::size_t total, int rank, bool show_progress)
+        : total_(total), rank_(rank), progress_(progress && show_progress), start_(clock_type::now()) {
+        if (!log.empty()) {
+            fd_ = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+            if (fd_ < 0) throw error("[chunkwise.log] cannot open " + log.string() + ": " + std::strerror(errno));
         }
         tty_ = progress_ && ::isatty(2) != 0;
     }

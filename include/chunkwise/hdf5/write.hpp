@@ -9,6 +9,7 @@
 #include <chunkwise/gather.hpp>
 #include <chunkwise/hdf5/error.hpp>
 #include <chunkwise/partial_results.hpp>
+#include <chunkwise/policy.hpp>
 #if defined(CHUNKWISE_HDF5_PARALLEL)
 #include <chunkwise/detail/hdf5/write_mpio.hpp>
 #endif
@@ -118,7 +119,7 @@ void write_blocks(Policy& policy, const std::filesystem::path& file, const std::
     const std::string f = file.string();
     const std::string p = detail::normalize_path(path);
 #if defined(CHUNKWISE_HDF5_PARALLEL)
-    if constexpr (requires { policy.communicator(); }) {
+    if constexpr (distributed_policy<Policy>) {
         MPI_Comm comm = policy.communicator();
         detail::write_blocks_collective<T>(comm, f, p, results, std::move(opt));
         return;
@@ -138,7 +139,7 @@ void write_blocks(Policy& policy, const std::filesystem::path& file, const std::
             root_error = std::current_exception();
         }
     }
-    if constexpr (requires { policy.broadcast_value(message); }) policy.broadcast_value(message);
+    if constexpr (distributed_policy<Policy>) chunkwise::detail::policy_access::broadcast_value(policy, message);
     if (root_error) std::rethrow_exception(root_error);
     if (!message.empty()) throw error(f, p, "write_blocks failed on the root: " + message);
 }

@@ -1,0 +1,106 @@
+#pragma once
+// Internal: how chunkwise names a block, the one definition every part uses (error messages,
+// logs, checkpoints, failure reports, select_failed):
+//
+// | element of the range            | index                | description          | checkpoint key        |
+// | ------------------------------- | -------------------- | -------------------- | --------------------- |
+// | has `index`, `begin`, `end`     | its index member     | "items [b, e)"       | the index             |
+// | converts to std::string_view    | position in range    | the string           | hash of the string    |
+// | has `.string()` (a path)        | position in range    | the string           | hash of the string    |
+// | arithmetic (std::views::iota)   | position in range    | "item V"             | hash of the text      |
+// | anything else                   | position in range    | ""                   | "position-P"          |
+//
+// A failure recorded in one run names the same element in a later run over another selection of
+// the same elements: by index where there is one, else by description, else by position.
+#include <chunkwise/failure.hpp>
+
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <set>
+#include <string>
+#include <string_view>
+#include <type_traits>
+
+namespace chunkwise::detail {
+
+inline std::uint64_t fnv1a(std::string_view a, std::uint64_t h = 14695981039346656037ull) {
+    for (unsigned char c : a) {
+        h ^= c;
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+template <class Block>
+concept indexed_block = requires(const Block& b) {
+    { b.index } -> std::convertible_to<std::size_t>;
+};
+
+template <class Block>
+struct block_identity {
+    /// The block's number in logs, checkpoints and failure reports: its `index` member where it
+    /// has one (so a re-run of some blocks keeps their numbers), else its position in the range.
+    static std::size_t index(const Block& b, std::size_t position) {
+        if constexpr (indexed_block<Block>) {
+            (void)position;
+            return static_cast<std::size_t>(b.index);
+        } else {
+            (void)b;
+            return position;
+        }
+    }
+
+    /// What the block covers, for people: "items [10, 20)", a file name, "item 7"; "" when
+    /// nothing can be said.
+    static std::string description(const Block& b) {
+        if constexpr (requires {
+                          { b.begin } -> std::convertible_to<std::size_t>;
+                          { b.end } -> std::convertible_to<std::size_t>;
+                      }) {
+            return "items [" + std::to_string(static_cast<std::size_t>(b.begin)) + ", " +
+                   std::to_string(static_cast<std::size_t>(b.end)) + ")";
+        } else if constexpr (std::is_convertible_v<const Block&, std::string_view>) {
+            return std::string(std::string_view(b));
+        } else if constexpr (requires {
+                                 { b.string() } -> std::convertible_to<std::string>;
+                             }) {
+            return b.string();
+        } else if constexpr (std::is_arithmetic_v<Block>) {
+            return "item " + std::to_string(b);
+        } else {
+            (void)b;
+            return {};
+        }
+    }
+
+    /// A name for the block's checkpoint file, stable from run to run.
+    static std::string key(const Block& b, std::size_t position, const std::string& description) {
+        if constexpr (indexed_block<Block>) {
+            (void)description;
+            return std::to_string(index(b, position));
+        } else {
+            if (description.empty()) return "position-" + std::to_string(position);
+            char hex[17];
+            std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(fnv1a(description)));
+            return std::string("item-") + hex;
+        }
+    }
+
+    /// True when one of the failures an earlier run reported names this block: `indices` and
+    /// `names` hold their `index` and `block` fields.
+    static bool failed(const Block& b, std::size_t position, const std::set<std::size_t>& indices,
+                       const std::set<std::string>& names) {
+        if constexpr (indexed_block<Block>) {
+            (void)position;
+            (void)names;
+            return indices.count(static_cast<std::size_t>(b.index)) != 0;
+        } else {
+            const std::string d = description(b);
+            return d.empty() ? indices.count(position) != 0 : names.count(d) != 0;
+        }
+    }
+};
+
+}  // namespace chunkwise::detail

@@ -1,0 +1,34 @@
+#pragma once
+// Internal: the clock every timing in chunkwise uses, the read time a thread has reported
+// (read_scope) so far, which executors sample around each stretch of blocks, and UTC timestamps.
+#include <chrono>
+#include <cstdio>
+#include <string>
+
+namespace chunkwise::detail {
+
+using clock = std::chrono::steady_clock;
+
+[[nodiscard]] inline double seconds_since(clock::time_point t0) noexcept {
+    return std::chrono::duration<double>(clock::now() - t0).count();
+}
+
+/// Read seconds reported on this thread so far (read_scope adds to it).
+inline thread_local double thread_read_seconds = 0;
+
+/// Now, UTC, ISO 8601 with milliseconds: 2026-11-22T14:30:01.123Z.
+inline std::string utc_now() {
+    using namespace std::chrono;
+    const auto now = system_clock::now();
+    const auto day = floor<days>(now);
+    const year_month_day date{day};
+    const hh_mm_ss<milliseconds> time{floor<milliseconds>(now - day)};
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%04d-%02u-%02uT%02d:%02d:%02d.%03dZ", static_cast<int>(date.year()),
+                  static_cast<unsigned>(date.month()), static_cast<unsigned>(date.day()),
+                  static_cast<int>(time.hours().count()), static_cast<int>(time.minutes().count()),
+                  static_cast<int>(time.seconds().count()), static_cast<int>(time.subseconds().count()));
+    return buf;
+}
+
+}  // namespace chunkwise::detail

@@ -1,0 +1,74 @@
+#pragma once
+// Internal: the one door through which chunkwise's algorithms reach a policy's library hooks.
+// Policies keep these members private and befriend policy_access, so their public surface is
+// what users call (workers, rank, is_root, and for MPI size and communicator). The concepts in
+// <chunkwise/policy.hpp> name every hook through this door: a policy that misspells one fails
+// the concept instead of silently taking the single-process path.
+#include <chunkwise/detail/execute.hpp>
+
+#include <cstddef>
+
+namespace chunkwise::detail {
+
+struct policy_access {
+    // ---- every policy: the executor ----
+
+    /// Runs body(0) .. body(n-1); under fail_fast no block starts after a failure is seen.
+    template <class P, class Body>
+    static auto execute(P& p, std::size_t n, Body& body, on_error mode) -> decltype(p.execute(n, body, mode)) {
+        return p.execute(n, body, mode);
+    }
+    /// As execute over block indices [first, last), failures tagged with `rank`.
+    template <class P, class Body>
+    static auto execute_range(P& p, std::size_t first, std::size_t last, Body& body, on_error mode, int rank)
+        -> decltype(p.execute_range(first, last, body, mode, rank)) {
+        return p.execute_range(first, last, body, mode, rank);
+    }
+
+    // ---- distributed policies: the collective hooks (every rank calls them together) ----
+
+    template <class P, class Results>
+    static auto gather_results(P& p, Results& r) -> decltype(p.gather_results(r)) {
+        return p.gather_results(r);
+    }
+    template <class P, class Results>
+    static auto all_gather_results(P& p, Results& r) -> decltype(p.all_gather_results(r)) {
+        return p.all_gather_results(r);
+    }
+    template <class P, class Results, class Op>
+    static auto reduce_results(P& p, Results& r, Op& op) -> decltype(p.reduce_results(r, op)) {
+        return p.reduce_results(r, op);
+    }
+    template <class P, class Results>
+    static auto gather_failures(P& p, const Results& r) -> decltype(p.gather_failures(r)) {
+        return p.gather_failures(r);
+    }
+    template <class P, class Value>
+    static auto broadcast_value(P& p, Value& v) -> decltype(p.broadcast_value(v)) {
+        return p.broadcast_value(v);
+    }
+    template <class P>
+    static auto begin_progress(P& p, bool on) -> decltype(p.begin_progress(on)) {
+        return p.begin_progress(on);
+    }
+    template <class P>
+    static auto add_progress(P& p, std::size_t delta) -> decltype(p.add_progress(delta)) {
+        return p.add_progress(delta);
+    }
+    template <class P>
+    static auto end_progress(P& p) -> decltype(p.end_progress()) {
+        return p.end_progress();
+    }
+};
+
+/// A body used only to check, in the concepts, that execute() accepts bodies.
+struct probe_body {
+    void operator()(std::size_t) const {}
+};
+
+/// A reduction used only to check, in distributed_policy, that reduce_results accepts ops.
+struct probe_op {
+    double operator()(double a, double b) const { return a + b; }
+};
+
+}  // namespace chunkwise::detail

@@ -1,0 +1,194 @@
+#pragma once
+// Internal: what runs around each block of a production run (map_blocks with run_options):
+// the checkpoint (load a finished block instead of running it; save each result), the log
+// (timestamped start/end/failure lines) and the progress line (under MPI drawn by the root for
+// the whole run, from a counter every rank adds to). Plugged into detail::run_blocks in place of
+// plain_run.
+#include <chunkwise/checkpoint.hpp>
+#include <chunkwise/detail/block_identity.hpp>
+#include <chunkwise/detail/clock.hpp>
+#include <chunkwise/detail/execute.hpp>
+#include <chunkwise/detail/policy_access.hpp>
+#include <chunkwise/detail/reporter.hpp>
+#include <chunkwise/policy.hpp>
+
+#include <atomic>
+#include <cstddef>
+#include <exception>
+#include <filesystem>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <type_traits>
+
+namespace chunkwise::detail {
+
+template <class Policy, class Result, class Block>
+class production_run {
+public:
+    static constexpr bool distributed = distributed_policy<Policy>;
+    using identity = block_identity<std::remove_cvref_t<Block>>;
+
+    production_run(Policy& policy, const std::filesystem::path& checkpoint, const std::filesystem::path& log,
+                   bool progress, std::size_t total)
+        : policy_(policy), caller_(std::this_thread::get_id()), progress_(progress) {
+        if (!checkpoint.empty()) {
+            if constexpr (checkpointable<Result>) {
+                store_.emplace(checkpoint);
+                type_name_ = checkpoint_traits<Result>::type_name();
+            } else {
+                throw std::invalid_argument(
+                    "[chunkwise.checkpoint] the block function's result type has no checkpoint_traits "
+                    "specialization; specialize chunkwise::checkpoint_traits<R> (see <chunkwise/checkpoint.hpp>)");
+            }
+        }
+        if constexpr (distributed) {
+            // Collective on every rank, whatever each rank asked for: progress is drawn (by the
+            // root) when any rank asked for it.
+            progress_ = policy_access::begin_progress(policy_, progress);
+            progress_begun_ = true;
+        }
+        if (!log.empty() || progress_) reporter_.emplace(log, progress_, total, policy.rank(), policy.is_root());
+        logging_ = reporter_ && reporter_->logging();
+    }
+    production_run(const production_run&) = delete;
+    production_run& operator=(const production_run&) = delete;
+    ~production_run() {
+        if constexpr (distributed) {
+            if (progress_begun_) policy_access::end_progress(policy_);  // collective: every rank gets here
+        }
+    }
+
+    void start(std::size_t n, std::size_t workers) {
+        if (logging_) {
+            reporter_->line("run start: " + std::to_string(n) + " blocks on " + std::to_string(workers) + " workers" +
+                            (store_ ? ", checkpoint " + store_->dir().string() : std::string()));
+        }
+    }
+
+    template <class Compute>
+    void block(std::size_t i, const Block& b, std::optional<Result>& slot, Compute&& compute) {
+        // Per block, only what is used: the description for the log and the checkpoint, the
+        // checkpoint's file key, the log's label (a progress-only run builds no strings).
+        const std::string description = logging_ || store_ ? identity::description(b) : std::string();
+        const std::string key = store_ ? identity::key(b, i, description) : std::string();
+        const std::string label =
+            logging_ ? "block " + std::to_string(identity::index(b, i)) + (description.empty() ? "" : " (" + description + ")")
+                     : std::string();
+        if constexpr (checkpointable<Result>) {
+            if (store_) {
+                if (auto bytes = store_->load(key, type_name_, description)) {
+                    slot.emplace(checkpoint_traits<Result>::load(*bytes));
+                    loaded_.fetch_add(1, std::memory_order_relaxed);
+                    if (logging_) reporter_->line("loaded " + label + " from checkpoint");
+                    tick(false);
+                    return;
+                }
+            }
+        }
+        if (logging_) reporter_->line("start " + label);
+        const auto t0 = clock::now();
+        current_reporter = logging_ ? &*reporter_ : nullptr;
+        current_block_label = &label;
+        try {
+            compute();
+        } catch (...) {
+            current_reporter = nullptr;
+            current_block_label = nullptr;
+            slot.reset();
+            if (logging_) {
+                reporter_->line("FAILED " + label + " after " + std::to_string(seconds_since(t0)) + " s: " +
+                                describe_exception(std::current_exception()));
+            }
+            tick(false);
+            throw;
+        }
+        current_reporter = nullptr;
+        current_block_label = nullptr;
+        if constexpr (checkpointable<Result>) {
+            if (store_) save(key, description, *slot, label);
+        }
+        if (logging_) reporter_->line("end " + label + " " + std::to_string(seconds_since(t0)) + " s");
+        tick(true);
+    }
+
+    void finished(exec_result& r) {
+        r.stats.checkpoint_save_failures = save_failures_.load();
+        if (!progress_) return;
+        if constexpr (distributed) {
+            const std::size_t global = policy_access::add_progress(policy_, done_.load() - flushed_);
+            flushed_ = done_.load();
+            if (policy_.is_root()) reporter_->progress(global, computed_.load(), true);
+        } else {
+            reporter_->progress(done_.load(), computed_.load(), true);
+        }
+    }
+
+    void failed(std::size_t index) {
+        if (logging_) reporter_->line("run failed: block " + std::to_string(index));
+    }
+
+    [[nodiscard]] std::size_t loaded() const noexcept { return loaded_.load(); }
+
+    template <class Values>
+    void ended(const Values& values, std::size_t total, std::size_t failures) {
+        if (logging_) {
+            reporter_->line("run end: " + std::to_string(values.size()) + " of " + std::to_string(total) +
+                            " blocks here (" + std::to_string(failures) +
+                            " failed, " + std::to_string(loaded_.load()) + " from checkpoint" +
+                            (save_failures_.load() > 0 ? ", " + std::to_string(save_failures_.load()) + " not checkpointed"
+                                                        : std::string()) +
+                            ") in " + std::to_string(reporter_->elapsed()) + " s");
+        }
+    }
+
+private:
+    // A checkpoint is a cache: a result that cannot be saved (full or read-only disk) is kept,
+    // counted (run_stats::checkpoint_save_failures) and logged once with the reason.
+    void save(const std::string& key, const std::string& description, const Result& value, const std::string& label) {
+        try {
+            std::string payload;
+            checkpoint_traits<Result>::save(value, payload);
+            store_->save(key, type_name_, description, payload);
+        } catch (const std::exception& e) {
+            if (save_failures_.fetch_add(1) == 0) {
+                const std::string text = std::string("checkpoint not saved (results are kept; later save failures "
+                                                     "are only counted): ") + e.what();
+                if (logging_) reporter_->line(label + ": " + text);
+                if (!logging_) std::fprintf(stderr, "[chunkwise] %s\n", text.c_str());
+            }
+        }
+    }
+
+    // Progress counts: blocks done here; under MPI the thread that called map_blocks (the only one
+    // that talks to MPI) adds them to a counter on the root, which draws the progress line.
+    void tick(bool computed) {
+        if (computed) computed_.fetch_add(1, std::memory_order_relaxed);
+        done_.fetch_add(1, std::memory_order_relaxed);
+        if (!progress_) return;
+        if constexpr (distributed) {
+            if (std::this_thread::get_id() != caller_) return;
+            const std::size_t now = done_.load();
+            const std::size_t global = policy_access::add_progress(policy_, now - flushed_);
+            flushed_ = now;
+            if (policy_.is_root()) reporter_->progress(global, computed_.load());
+        } else {
+            reporter_->progress(done_.load(), computed_.load());
+        }
+    }
+
+    Policy& policy_;
+    std::thread::id caller_;
+    bool progress_ = false;
+    bool progress_begun_ = false;
+    bool logging_ = false;
+    std::optional<checkpoint_store> store_;
+    std::string type_name_;
+    std::optional<run_reporter> reporter_;
+    std::atomic<std::size_t> done_{0}, computed_{0}, loaded_{0}, save_failures_{0};
+    std::size_t flushed_ = 0;
+};
+
+}  // namespace chunkwise::detail
