@@ -167,6 +167,20 @@ std::vector<failure> gather_failures(Policy& policy, const partial_results<R>& r
     }
 }
 
+/// Every rank's statistics on the root, in rank order (an empty vector elsewhere); without MPI
+/// a vector holding `stats`. Collective under MPI. Pass `partial.stats()` after the gather or
+/// reduce that consumed the results to include their combine time; `summarize` sums it up.
+template <class Policy>
+std::vector<run_stats> gather_stats(Policy& policy, const run_stats& stats) {
+    static_assert(execution_policy<Policy>,
+                  "chunkwise::gather_stats: the first argument must be the execution policy that ran map_blocks");
+    if constexpr (distributed_policy<Policy>) {
+        return detail::policy_access::gather_stats(policy, stats);
+    } else {
+        return {stats};
+    }
+}
+
 /// `gather`, with the result on every rank (without MPI the same as gather). Collective.
 template <class Policy, class R>
 std::vector<R> all_gather(Policy& policy, partial_results<R>&& results) {

@@ -173,8 +173,14 @@ private:
         }
         r.stats.rank = rank_;
         sort_failures(r.failures);
+        // The run ends for every rank when the last rank is done: time spent waiting for other
+        // ranks here is each worker's wait (wall - busy), as on a fast rank next to a slow one.
+        if (mode == on_error::fail_fast) {
+            agree_on_failure(r);
+        } else {
+            check_mpi(MPI_Barrier(comm_), "MPI_Barrier");
+        }
         finish_stats(r.stats, seconds_since(t0));
-        if (mode == on_error::fail_fast) agree_on_failure(r);
         return r;
     }
 
@@ -295,6 +301,39 @@ private:
     }
     // Ends the progress counter. Collective.
     void end_progress() { progress_.reset(); }
+
+    // Every rank's statistics on root, in rank order (empty elsewhere). Collective.
+    std::vector<run_stats> gather_stats(const run_stats& stats) {
+        // Each rank sends: rank, wall, from_checkpoint, save failures, workers, then per worker
+        // busy, read, wait, combine, blocks (counts are exact in a double up to 2^53).
+        std::vector<double> mine{static_cast<double>(stats.rank), stats.wall, static_cast<double>(stats.from_checkpoint),
+                                 static_cast<double>(stats.checkpoint_save_failures),
+                                 static_cast<double>(stats.workers.size())};
+        for (const worker_stats& w : stats.workers) {
+            mine.insert(mine.end(), {w.busy, w.read, w.wait, w.combine, static_cast<double>(w.blocks)});
+        }
+        std::vector<std::uint64_t> counts;
+        const std::vector<double> all = gather_raw<double>(comm_, mine, 0, counts);
+        std::vector<run_stats> out;
+        if (rank_ != 0) return out;
+        std::size_t at = 0;
+        for (std::uint64_t count : counts) {
+            const double* v = all.data() + at;
+            run_stats s;
+            s.rank = static_cast<int>(v[0]);
+            s.wall = v[1];
+            s.from_checkpoint = static_cast<std::size_t>(v[2]);
+            s.checkpoint_save_failures = static_cast<std::size_t>(v[3]);
+            s.workers.resize(static_cast<std::size_t>(v[4]));
+            for (std::size_t w = 0; w < s.workers.size(); ++w) {
+                const double* x = v + 5 + 5 * w;
+                s.workers[w] = worker_stats{x[0], x[1], x[2], x[3], static_cast<std::size_t>(x[4])};
+            }
+            out.push_back(std::move(s));
+            at += static_cast<std::size_t>(count);
+        }
+        return out;
+    }
 
     // Root's value on every rank. Collective.
     template <class R>

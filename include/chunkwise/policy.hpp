@@ -7,6 +7,7 @@
 #include <chunkwise/detail/execute.hpp>
 #include <chunkwise/detail/policy_access.hpp>
 #include <chunkwise/failure.hpp>
+#include <chunkwise/stats.hpp>
 
 #include <concepts>
 #include <cstddef>
@@ -33,14 +34,14 @@ concept execution_policy = requires(Policy& p, const Policy& cp, detail::probe_b
 };
 
 /// An execution policy across MPI ranks: it names every collective hook that map_blocks,
-/// gather, reduce, all_gather, all_reduce and gather_failures use (each called by every rank
+/// gather, reduce, all_gather, all_reduce, gather_failures and gather_stats use (each called by every rank
 /// together), plus `size()` (ranks) and `communicator()`. gather and friends dispatch on this
 /// concept; serial_policy and thread_policy do not satisfy it.
 template <class Policy>
 concept distributed_policy =
     execution_policy<Policy> &&
     requires(Policy& p, const Policy& cp, partial_results<double>& r, const partial_results<double>& cr,
-             detail::probe_op& op, double& value, std::size_t n) {
+             detail::probe_op& op, double& value, std::size_t n, const run_stats& stats) {
         { cp.size() } -> std::convertible_to<int>;
         cp.communicator();
         { detail::policy_access::gather_results(p, r) } -> std::same_as<std::vector<double>>;
@@ -48,6 +49,7 @@ concept distributed_policy =
         { detail::policy_access::reduce_results(p, r, op) } -> std::same_as<std::optional<double>>;
         { detail::policy_access::gather_failures(p, cr) } -> std::same_as<std::vector<failure>>;
         detail::policy_access::broadcast_value(p, value);
+        { detail::policy_access::gather_stats(p, stats) } -> std::same_as<std::vector<run_stats>>;
         detail::policy_access::begin_progress(p, true);
         { detail::policy_access::add_progress(p, n) } -> std::convertible_to<std::size_t>;
         detail::policy_access::end_progress(p);

@@ -41,6 +41,63 @@ struct run_stats {
     }
 };
 
+/// One run over every worker of every rank, summed up (see summarize).
+struct run_summary {
+    std::size_t ranks = 0;       ///< ranks (processes) summarized
+    std::size_t workers = 0;     ///< workers over all ranks
+    double wall = 0;             ///< the longest wall time of any rank
+    double busy_max = 0;         ///< busy seconds of the slowest worker
+    double busy_min = 0;         ///< busy seconds of the fastest worker
+    double busy_mean = 0;        ///< mean busy seconds per worker
+    int slowest_rank = 0;        ///< rank of the worker with the most busy time (a straggler?)
+    std::size_t slowest_worker = 0;  ///< its worker number on that rank
+    int fastest_rank = 0;        ///< rank of the worker with the least busy time
+    std::size_t fastest_worker = 0;  ///< its worker number on that rank
+    double imbalance = 1;        ///< busy_max / busy_mean: 1 is perfect balance
+    double total_read = 0;       ///< read seconds summed over all workers
+    double total_compute = 0;    ///< compute seconds (busy - read) summed over all workers
+    double total_wait = 0;       ///< wait seconds summed over all workers
+    double total_combine = 0;    ///< combine seconds summed over all workers
+};
+
+/// Sums up the statistics of every rank (from gather_stats) or of one process: the slowest and
+/// fastest worker, the imbalance (max busy / mean busy) and the total of every phase.
+[[nodiscard]] inline run_summary summarize(const std::vector<run_stats>& ranks) {
+    run_summary s;
+    s.ranks = ranks.size();
+    double busy_total = 0;
+    bool first = true;
+    for (const run_stats& r : ranks) {
+        s.wall = r.wall > s.wall ? r.wall : s.wall;
+        for (std::size_t w = 0; w < r.workers.size(); ++w) {
+            const worker_stats& x = r.workers[w];
+            ++s.workers;
+            busy_total += x.busy;
+            s.total_read += x.read;
+            s.total_compute += x.compute();
+            s.total_wait += x.wait;
+            s.total_combine += x.combine;
+            if (first || x.busy > s.busy_max) {
+                s.busy_max = x.busy;
+                s.slowest_rank = r.rank;
+                s.slowest_worker = w;
+            }
+            if (first || x.busy < s.busy_min) {
+                s.busy_min = x.busy;
+                s.fastest_rank = r.rank;
+                s.fastest_worker = w;
+            }
+            first = false;
+        }
+    }
+    if (s.workers > 0) s.busy_mean = busy_total / static_cast<double>(s.workers);
+    s.imbalance = s.busy_mean > 0 ? s.busy_max / s.busy_mean : 1.0;
+    return s;
+}
+
+/// summarize of one process's statistics.
+[[nodiscard]] inline run_summary summarize(const run_stats& one) { return summarize(std::vector<run_stats>{one}); }
+
 /// Counts the time between its construction and destruction as read time of the block running
 /// on this thread (`worker_stats::read`). Put one around the I/O inside a block function.
 class read_scope {

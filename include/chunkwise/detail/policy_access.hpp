@@ -47,6 +47,10 @@ struct policy_access {
     static auto broadcast_value(P& p, Value& v) -> decltype(p.broadcast_value(v)) {
         return p.broadcast_value(v);
     }
+    template <class P, class Stats>
+    static auto gather_stats(P& p, const Stats& s) -> decltype(p.gather_stats(s)) {
+        return p.gather_stats(s);
+    }
     template <class P>
     static auto begin_progress(P& p, bool on) -> decltype(p.begin_progress(on)) {
         return p.begin_progress(on);
