@@ -10,6 +10,8 @@
 #include <chunkwise/partition.hpp>
 #include <chunkwise/stats.hpp>
 
+#include <unistd.h>
+
 #include <array>
 #include <cstddef>
 #include <filesystem>
@@ -105,6 +107,7 @@ public:
     template <class T, std::size_t N>
     [[nodiscard]] xt::xtensor<T, N> read(const block& rows) const {
         const auto shape = tensor_shape<N>(rows);
+        check_allocation<T>(rows);
         xt::xtensor<T, N> out;
         try {
             out = xt::xtensor<T, N>::from_shape(shape);
@@ -122,6 +125,7 @@ public:
         check_rows(rows);
         std::vector<std::size_t> shape = s_->dims;
         shape[0] = rows.size();
+        check_allocation<T>(rows);
         xt::xarray<T> out;
         try {
             out = xt::xarray<T>::from_shape(shape);
@@ -139,6 +143,7 @@ public:
     [[nodiscard]] tensor_view<T, N> read(const block& rows, read_buffer<T>& buffer) const {
         const auto shape = tensor_shape<N>(rows);
         const std::size_t count = rows.size() * s_->row_elements;
+        check_allocation<T>(rows);
         T* data = nullptr;
         try {
             data = buffer.reserve(count);
@@ -183,6 +188,22 @@ private:
         shape[0] = rows.size();
         for (std::size_t d = 1; d < N; ++d) shape[d] = s_->dims[d];
         return shape;
+    }
+
+    // Refuses, before allocating, a read larger than this machine's memory (an allocation that
+    // size cannot succeed; sanitizers abort on it rather than throw).
+    template <class T>
+    void check_allocation(const block& rows) const {
+        const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
+        if (pages <= 0 || page <= 0) return;
+        const double memory = static_cast<double>(pages) * static_cast<double>(page);
+        const double bytes = static_cast<double>(rows.size()) * static_cast<double>(s_->row_elements) * sizeof(T);
+        if (bytes > memory) {
+            s_->fail("rows [" + std::to_string(rows.begin) + ", " + std::to_string(rows.end) + ") need " +
+                     std::to_string(bytes) + " bytes as " + std::to_string(sizeof(T)) +
+                     "-byte values, more than this machine's memory (" + std::to_string(memory) +
+                     " bytes): cannot allocate them; read fewer rows");
+        }
     }
 
     template <class T>
