@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -69,17 +70,17 @@ int main(int argc, char** argv) {
         const auto t0 = std::chrono::steady_clock::now();
         example::rechunk_result r;
         if (src.type_name().rfind("64-bit float", 0) == 0) {
-            r = example::rechunk<double>(src, out, out_path, opt, H5T_IEEE_F64LE);
+            r = example::rechunk<double>(src, out, out_path, opt);
         } else if (src.type_name().rfind("32-bit float", 0) == 0) {
-            r = example::rechunk<float>(src, out, out_path, opt, H5T_IEEE_F32LE);
+            r = example::rechunk<float>(src, out, out_path, opt);
         } else {
             std::fprintf(stderr, "04-rechunk: %s:%s holds %s; this example rewrites float datasets\n", in.c_str(),
                          path.c_str(), src.type_name().c_str());
             return 2;
         }
         const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        std::printf("rewrote %zu chunks, %.1f MiB -> %.1f MiB in %.2f s on %zu threads\n", r.chunks,
-                    double(r.bytes_in) / (1 << 20), double(r.bytes_out) / (1 << 20), s, opt.threads);
+        std::printf("rewrote %zu chunks, %.1f MiB -> %.1f MiB file in %.2f s on %zu threads\n", r.chunks,
+                    double(r.bytes_in) / (1 << 20), double(std::filesystem::file_size(out)) / (1 << 20), s, opt.threads);
         print_report("after ", chunkwise::h5::analyze_layout(chunkwise::h5::dataset(out, out_path)));
     } catch (const std::exception& e) {
         std::fprintf(stderr, "04-rechunk: %s\n", e.what());

@@ -132,7 +132,7 @@ int main(int argc, char** argv) {
             t0 = std::chrono::steady_clock::now();
             example::rechunk_options ro;
             ro.threads = threads;
-            (void)example::rechunk<float>(ds, row_file, "/particles/all/position/value", ro, H5T_IEEE_F32LE);
+            (void)example::rechunk<float>(ds, row_file, "/particles/all/position/value", ro);
             t_rechunk = seconds_since(t0);
         }
         const chunkwise::h5::dataset rows(row_file, "/particles/all/position/value");

@@ -2,9 +2,10 @@
 /// \file
 /// chunkwise's HDF5 layer (CMake component `hdf5`, target chunkwise::hdf5): `h5::dataset` reads
 /// rows in chunk-aligned blocks and decodes chunks in the calling thread; `h5::partition` by
-/// count or by bytes, `h5::read_buffer`, `h5::write`, `h5::write_blocks`,
+/// count or by bytes, `h5::read_buffer`, `h5::write`, `h5::write_blocks`, `h5::chunk_writer`,
 /// `h5::analyze_layout`; every problem is an `h5::error`.
 
+#include <chunkwise/hdf5/chunk_writer.hpp>
 #include <chunkwise/hdf5/dataset.hpp>
 #include <chunkwise/hdf5/error.hpp>
 #include <chunkwise/hdf5/layout.hpp>

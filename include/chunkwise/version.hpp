@@ -6,7 +6,14 @@
 #define CHUNKWISE_VERSION_MINOR 1
 #define CHUNKWISE_VERSION_PATCH 0
 
+#define CHUNKWISE_DETAIL_TEXT(x) #x
+#define CHUNKWISE_DETAIL_EXPAND(x) CHUNKWISE_DETAIL_TEXT(x)
+/// The version as a string literal, "major.minor.patch".
+#define CHUNKWISE_VERSION_STRING                                                                     \
+    CHUNKWISE_DETAIL_EXPAND(CHUNKWISE_VERSION_MAJOR)                                                 \
+    "." CHUNKWISE_DETAIL_EXPAND(CHUNKWISE_VERSION_MINOR) "." CHUNKWISE_DETAIL_EXPAND(CHUNKWISE_VERSION_PATCH)
+
 namespace chunkwise {
 /// The library version as "major.minor.patch".
-inline constexpr const char* version_string = "0.1.0";
+inline constexpr const char* version_string = CHUNKWISE_VERSION_STRING;
 }  // namespace chunkwise

@@ -219,7 +219,21 @@ template <class R>
 std::vector<R> gather_values(const boost::mpi::communicator& comm, std::vector<R>& values, int root,
                              const std::vector<std::uint64_t>* known_counts = nullptr) {
     std::vector<R> out;
-    if constexpr (mpi_arithmetic<R>) {
+    if constexpr (std::is_empty_v<R> && std::is_default_constructible_v<R>) {
+        // Values without state (std::monostate of void block functions): only their counts travel.
+        std::uint64_t total = 0;
+        if (known_counts != nullptr) {
+            for (std::uint64_t c : *known_counts) total += c;
+        } else {
+            const std::uint64_t mine = values.size();
+            std::vector<std::uint64_t> counts(comm.rank() == root ? static_cast<std::size_t>(comm.size()) : 0);
+            check_mpi(MPI_Gather(&mine, 1, mpi_type<std::uint64_t>(), counts.data(), 1, mpi_type<std::uint64_t>(), root,
+                                 comm),
+                      "MPI_Gather of counts");
+            for (std::uint64_t c : counts) total += c;
+        }
+        if (comm.rank() == root) out.resize(static_cast<std::size_t>(total));
+    } else if constexpr (mpi_arithmetic<R>) {
         std::vector<std::uint64_t> counts;
         out = gather_raw<R>(comm, values, root, counts, known_counts);
     } else if constexpr (raw_codec<R>::raw) {
@@ -349,7 +363,11 @@ std::vector<std::pair<std::uint64_t, R>> gather_keyed(const boost::mpi::communic
 /// Root's values, in order, on every rank. Collective.
 template <class R>
 void broadcast_values(const boost::mpi::communicator& comm, std::vector<R>& values, int root) {
-    if constexpr (raw_codec<R>::raw) {
+    if constexpr (std::is_empty_v<R> && std::is_default_constructible_v<R>) {
+        std::uint64_t count = values.size();
+        check_mpi(MPI_Bcast(&count, 1, mpi_type<std::uint64_t>(), root, comm), "MPI_Bcast of a count");
+        values.resize(static_cast<std::size_t>(count));
+    } else if constexpr (raw_codec<R>::raw) {
         using codec = raw_codec<R>;
         using element = typename codec::element;
         std::vector<std::uint64_t> header;

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Bad input to chunkwise-bench and scale-mpi.sh gets a clear message and a failing exit status:
+#   bad_input.sh CHUNKWISE_BENCH SCALE_MPI_SH TRAJECTORY.h5 SCRATCH_DIR
+set -uo pipefail
+bench="$1" scale="$2" traj="$3" tmp="$4"
+mkdir -p "$tmp"
+: > "$tmp/a-file"
+# An HDF5 file without the trajectory: the RMSD output of a quick run (it holds /rmsd only).
+"$bench" rmsd --file "$traj" --threads 1 --repeats 1 --warmup 0 --out "$tmp/quick" > /dev/null || exit 1
+cp "$tmp/quick/rmsd.h5" "$tmp/no-trajectory.h5"
+status=0
+expect() {  # expect "message regex" command...
+  local want="$1"; shift
+  local out rc
+  out=$("$@" 2>&1); rc=$?
+  if ((rc == 0)) || ! grep -qE -- "$want" <<< "$out"; then
+    echo "FAILED: $* -> exit $rc, output: $out (wanted a failure saying: $want)"
+    status=1
+  else
+    echo "ok: $* -> $(tail -n 1 <<< "$out")"
+  fi
+}
+expect "--threads: '0' is not a whole number of at least 1" "$bench" rmsd --file "$traj" --threads 1,0 --out "$tmp/x"
+expect "--threads: '' is not a whole number" "$bench" synthetic --threads 1,,2 --out "$tmp/x"
+expect "cannot write into the folder $tmp/a-file/out" "$bench" rmsd --file "$traj" --threads 1 --out "$tmp/a-file/out"
+expect "cannot write into the folder $tmp/a-file/out" "$bench" synthetic --threads 1 --out "$tmp/a-file/out"
+expect "no dataset '/particles/trajectory/position/value'" "$bench" rmsd --file "$tmp/no-trajectory.h5" --out "$tmp/x"
+expect "no such file" "$bench" rmsd --file "$tmp/missing.h5" --out "$tmp/x"
+expect "has shape \(.*\), not \(frames, atoms, 3\)" "$bench" rmsd --file "$traj" --dataset /particles/trajectory/position/step --out "$tmp/x"
+expect "--layout: 'foo' is not one of" "$bench" generate --layout foo --out "$tmp/x.h5"
+expect "--serial-fraction: must lie in \[0, 1\]" "$bench" synthetic --serial-fraction 1.5 --out "$tmp/x"
+expect "unknown option --frobnicate" "$bench" rmsd --frobnicate 3
+expect "unknown command 'fly'" "$bench" fly
+expect "merge: no .*/nowhere/scaling.json" "$bench" merge --out "$tmp/m" "$tmp/nowhere"
+expect "/nonexistent/mpiexec not found" bash "$scale" --ranks 1,2 --mpiexec /nonexistent/mpiexec -- "$bench" rmsd --file "$traj" --out "$tmp/s"
+expect "--ranks: '0' is not a rank count" bash "$scale" --ranks 0,2 -- "$bench" rmsd --file "$traj" --out "$tmp/s"
+expect "needs --out DIR" bash "$scale" --ranks 1 -- "$bench" rmsd --file "$traj"
+exit $status

@@ -1,0 +1,203 @@
+#pragma once
+/// \file
+/// `chunkwise::h5::chunk_writer`: a new chunked dataset written from many threads at once. Each
+/// worker cuts its rows into chunks and encodes them (shuffle, deflate) itself; only the final
+/// H5Dwrite_chunk holds the HDF5 lock — compressed writes scale with threads.
+
+#include <chunkwise/detail/hdf5/copy.hpp>
+#include <chunkwise/detail/hdf5/create.hpp>
+#include <chunkwise/detail/hdf5/library.hpp>
+#include <chunkwise/detail/hdf5/read.hpp>
+#include <chunkwise/detail/hdf5/types.hpp>
+#include <chunkwise/hdf5/error.hpp>
+
+#include <hdf5.h>
+#include <zlib.h>
+#if defined(CHUNKWISE_USE_LIBDEFLATE)
+#include <libdeflate.h>
+#endif
+
+#include <algorithm>
+#include <cstddef>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+#include <span>
+#include <string>
+#include <system_error>
+#include <type_traits>
+#include <vector>
+
+namespace chunkwise::h5 {
+
+namespace detail {
+
+/// HDF5's shuffle filter: byte b of element i goes to b * n + i.
+inline void shuffle_bytes(const unsigned char* in, unsigned char* out, std::size_t bytes, std::size_t elem) {
+    const std::size_t n = bytes / elem;
+    if (elem <= 1 || n <= 1) {
+        std::memcpy(out, in, bytes);
+        return;
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+        for (std::size_t b = 0; b < elem; ++b) out[b * n + i] = in[i * elem + b];
+    }
+    std::memcpy(out + n * elem, in + n * elem, bytes - n * elem);
+}
+
+/// A zlib stream of `in` at `level` (what HDF5's deflate filter writes) into out; its size.
+inline std::size_t deflate_bytes(const unsigned char* in, std::size_t size, std::vector<unsigned char>& out, int level) {
+#if defined(CHUNKWISE_USE_LIBDEFLATE)
+    struct freer {
+        void operator()(libdeflate_compressor* c) const { libdeflate_free_compressor(c); }
+    };
+    thread_local int made_for = -1;
+    thread_local std::unique_ptr<libdeflate_compressor, freer> c;
+    if (made_for != level) {
+        c.reset(libdeflate_alloc_compressor(level));
+        made_for = level;
+    }
+    if (!c) throw std::runtime_error("cannot allocate a libdeflate compressor");
+    out.resize(libdeflate_zlib_compress_bound(c.get(), size));
+    const std::size_t got = libdeflate_zlib_compress(c.get(), in, size, out.data(), out.size());
+    if (got == 0) throw std::runtime_error("deflate failed");
+    return got;
+#else
+    out.resize(compressBound(static_cast<uLong>(size)));
+    uLongf got = static_cast<uLongf>(out.size());
+    if (compress2(out.data(), &got, in, static_cast<uLong>(size), level) != Z_OK) throw std::runtime_error("deflate failed");
+    return got;
+#endif
+}
+
+}  // namespace detail
+
+/// A new chunked dataset that many threads fill at once, by rows: each `write_rows` call cuts
+/// its rows into chunks, shuffles and deflates them in the calling thread (as `opt` asks) and
+/// hands the finished chunks to HDF5 (H5Dwrite_chunk, the only part under the lock). Calls from
+/// different threads must write different chunks (rows split on chunk boundaries, as
+/// `h5::partition` or `partition(n, parts, align{chunk rows})` make them). `close()` checks that
+/// everything reached the file. Readable by every HDF5 reader (h5py, h5dump).
+template <class T>
+class chunk_writer {
+public:
+    static_assert(std::is_arithmetic_v<T> && !std::is_same_v<T, bool>,
+                  "chunkwise::h5::chunk_writer: T must be an arithmetic type (not bool)");
+
+    /// Creates dataset `path` in `file` (the file is created if missing) of `shape`, chunked as
+    /// `opt.chunk` (required), shuffled and deflated as `opt` says.
+    /// \throws h5::error as h5::write does, and if opt.chunk is empty
+    chunk_writer(const std::filesystem::path& file, const std::string& path, std::vector<std::size_t> shape,
+                 write_options opt)
+        : file_(file.string()), path_(detail::normalize_path(path)), shape_(std::move(shape)), opt_(std::move(opt)) {
+        if (opt_.chunk.empty()) throw error(file_, path_, "chunk_writer: write_options::chunk must give the chunk shape");
+        detail::complete_options(opt_, shape_, sizeof(T), file_, path_);
+        std::error_code ec;
+        const bool existed = std::filesystem::exists(file, ec);
+        detail::library_lock lock;
+        writer_ = std::make_unique<detail::dataset_writer>(file_, path_, detail::native_type<T>(), shape_, opt_,
+                                                           H5P_DEFAULT, existed);
+        chunk_elements_ = 1;
+        for (std::size_t c : opt_.chunk) chunk_elements_ *= c;
+        row_elements_ = 1;
+        for (std::size_t d = 1; d < shape_.size(); ++d) row_elements_ *= shape_[d];
+    }
+    chunk_writer(const chunk_writer&) = delete;
+    chunk_writer& operator=(const chunk_writer&) = delete;
+    /// Without close(): removes what it made (a file it created, or the dataset).
+    ~chunk_writer() {
+        detail::library_lock lock;
+        writer_.reset();
+    }
+
+    /// The dataset's shape.
+    [[nodiscard]] const std::vector<std::size_t>& shape() const noexcept { return shape_; }
+    /// The chunk shape.
+    [[nodiscard]] const std::vector<std::size_t>& chunk_shape() const noexcept { return opt_.chunk; }
+
+    /// Writes rows [first_row, first_row + values.size() / elements per row), row-major. The
+    /// rows must start on a chunk row boundary and end on one or at the last row.
+    /// Thread-safe for disjoint rows. \throws h5::error on misaligned rows or a failed write
+    void write_rows(std::size_t first_row, std::span<const T> values) {
+        const std::size_t n = shape_.size();
+        const std::size_t rows = row_elements_ == 0 ? 0 : values.size() / row_elements_;
+        const std::size_t last = first_row + rows;
+        const std::size_t cr = opt_.chunk[0];
+        if (values.size() != rows * row_elements_ || first_row % cr != 0 || last > shape_[0] ||
+            (last % cr != 0 && last != shape_[0])) {
+            throw error(file_, path_, "chunk_writer: rows [" + std::to_string(first_row) + ", " + std::to_string(last) +
+                                          ") of " + std::to_string(values.size()) + " values do not cover whole chunk rows "
+                                          "of " + std::to_string(cr) + " inside " + std::to_string(shape_[0]) + " rows");
+        }
+        if (rows == 0) return;
+        std::vector<T> chunk(chunk_elements_);
+        std::vector<unsigned char> shuffled, packed;
+        std::vector<std::size_t> grid(n), c(n, 0), lo(n), hi(n), src_shape = shape_, zero(n, 0);
+        src_shape[0] = rows;
+        for (std::size_t d = 0; d < n; ++d) grid[d] = (shape_[d] + opt_.chunk[d] - 1) / opt_.chunk[d];
+        const auto et = detail::element_type_of<T>();
+        for (c[0] = first_row / cr; c[0] * cr < last; ++c[0]) {
+            std::fill(c.begin() + 1, c.end(), 0);
+            for (;;) {
+                // The chunk's part of these rows, zero padded past the dataset's edge.
+                for (std::size_t d = 0; d < n; ++d) {
+                    const std::size_t off = c[d] * opt_.chunk[d];
+                    lo[d] = d == 0 ? off - first_row : off;
+                    hi[d] = std::min(off + opt_.chunk[d], d == 0 ? last : shape_[d]) - (d == 0 ? first_row : 0);
+                }
+                bool partial = false;
+                for (std::size_t d = 0; d < n; ++d) partial = partial || hi[d] - lo[d] < opt_.chunk[d];
+                if (partial) std::fill(chunk.begin(), chunk.end(), T{});
+                detail::copy_box<T>(reinterpret_cast<const unsigned char*>(values.data()), et, src_shape.data(), lo.data(),
+                                    hi.data(), chunk.data(), opt_.chunk.data(), zero.data(), n);
+                const unsigned char* bytes = reinterpret_cast<const unsigned char*>(chunk.data());
+                std::size_t size = chunk_elements_ * sizeof(T);
+                if (opt_.shuffle) {
+                    shuffled.resize(size);
+                    detail::shuffle_bytes(bytes, shuffled.data(), size, sizeof(T));
+                    bytes = shuffled.data();
+                }
+                if (opt_.deflate > 0) {
+                    size = detail::deflate_bytes(bytes, size, packed, opt_.deflate);
+                    bytes = packed.data();
+                }
+                std::vector<hsize_t> offset(n);
+                for (std::size_t d = 0; d < n; ++d) offset[d] = c[d] * opt_.chunk[d];
+                {
+                    detail::library_lock lock;
+                    if (H5Dwrite_chunk(writer_->dataset(), H5P_DEFAULT, 0, offset.data(), size, bytes) < 0) {
+                        throw error(file_, path_, "chunk_writer: writing the chunk at row " + std::to_string(offset[0]) +
+                                                      " failed: " + detail::last_error());
+                    }
+                }
+                std::size_t d = n;
+                bool more = false;
+                while (d > 1) {
+                    --d;
+                    if (++c[d] < grid[d]) {
+                        more = true;
+                        break;
+                    }
+                    c[d] = 0;
+                }
+                if (!more) break;
+            }
+        }
+    }
+
+    /// Closes the dataset and the file, checking both: the data is in the file when it returns.
+    /// \throws h5::error (a full disk, ...), after removing what it made
+    void close() {
+        detail::library_lock lock;
+        writer_->commit();
+    }
+
+private:
+    std::string file_, path_;
+    std::vector<std::size_t> shape_;
+    write_options opt_;
+    std::unique_ptr<detail::dataset_writer> writer_;
+    std::size_t chunk_elements_ = 1, row_elements_ = 1;
+};
+
+}  // namespace chunkwise::h5
