@@ -31,3 +31,17 @@ echo "--- second invocation: finished files come from the checkpoint ---"
 "$bin/06-many-files" run "$many" 2>/dev/null || echo "(exit status $?)"
 echo "--- the log's first lines ($(wc -l < "$many/run.log") in all) ---"
 head -n 4 "$many/run.log"
+echo
+echo "=== scaling: RMSD per frame of an H5MD trajectory (the MDAnalysis H5MD study), threads, then MPI ranks ==="
+bench=build/release/benchmarks/chunkwise-bench
+results=build/release/scaling
+rm -rf "$results"
+mkdir -p "$results"
+"$bench" generate --layout shgzip1 --atoms 20000 --frames 400 --out "$results/traj.h5"
+echo "--- threads in one process (chunkwise-bench rmsd) ---"
+"$bench" rmsd --file "$results/traj.h5" --threads 1,2 --repeats 3 --out "$results/threads"
+echo "--- MPI ranks, one mpiexec per rank count (benchmarks/scale-mpi.sh) ---"
+bash benchmarks/scale-mpi.sh --ranks 1,2 --launcher build/release/chunkwise-mpiexec -- \
+  "$bench" rmsd --file "$results/traj.h5" --repeats 3 --out "$results/mpi" | sed -n '/=== merged/,$p'
+echo "Reports (scaling.json, scaling.csv, speedup.png, phases.png): $results/threads and $results/mpi; see docs/scaling.md"
+
