@@ -8,10 +8,13 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
+#include <csignal>
 #include <atomic>
 #include <cmath>
 #include <cstring>
@@ -230,7 +233,7 @@ TEMPLATE_TEST_CASE("checkpoint: a re-run loads every block, computes nothing, sa
     fs::remove_all(dir);
 }
 
-TEST_CASE("checkpoint: corrupt, truncated and half-written files are never used", "[run_options][checkpoint]") {
+TEST_CASE("checkpoint: corrupt, torn and stray records are never used", "[run_options][checkpoint]") {
     const auto dir = scratch("corrupt");
     chunkwise::serial_policy serial;
     chunkwise::run_options opt;
@@ -239,18 +242,29 @@ TEST_CASE("checkpoint: corrupt, truncated and half-written files are never used"
     std::atomic<int> calls{0};
     auto fn = [&](const block& b) { ++calls; return value_of(b); };
     const auto expect = chunkwise::gather(serial, chunkwise::map_blocks(serial, blocks, fn, opt));
-    // Block 1: one flipped byte. Block 2: cut short. Leftover temporary file: ignored.
-    {
-        std::fstream f(dir / "block-1.ckpt", std::ios::in | std::ios::out | std::ios::binary);
-        f.seekp(-9, std::ios::end);
-        f.put('\x7f');
-    }
-    fs::resize_file(dir / "block-2.ckpt", fs::file_size(dir / "block-2.ckpt") - 3);
-    std::ofstream(dir / ".block-3.tmp.999.0") << "half written";
+    REQUIRE(chunkwise::detail::checkpoint_store::count(dir) == 4);
+    // One log for the run, whatever the number of blocks.
+    std::size_t files = 0;
+    for (const auto& e : fs::directory_iterator(dir)) files += e.is_regular_file();
+    REQUIRE(files == 1);
+    const auto log = dir / "rank-0.ckptlog";
+    std::string bytes = read_text(log);
+    // Block 1: one flipped byte in its payload. Block 3 (the last record): torn off by 3 bytes.
+    // Then stray bytes at the end, as a write cut short would leave.
+    const std::size_t one = bytes.find("key=1\n");
+    REQUIRE(one != std::string::npos);
+    bytes[bytes.find('\n', bytes.find("block=", one)) + 3] ^= 0x7f;
+    bytes.resize(bytes.size() - 3);
+    bytes += "cwCKrec1 half written";
+    std::ofstream(log, std::ios::binary | std::ios::trunc) << bytes;
+    REQUIRE(chunkwise::detail::checkpoint_store::count(dir) == 2);
     calls = 0;
     const auto again = chunkwise::gather(serial, chunkwise::map_blocks(serial, blocks, fn, opt));
-    REQUIRE(calls.load() == 2);  // blocks 1 and 2 recomputed, 0 and 3 loaded
+    REQUIRE(calls.load() == 2);  // blocks 1 and 3 recomputed, 0 and 2 loaded
     REQUIRE(again == expect);
+    calls = 0;
+    (void)chunkwise::map_blocks(serial, blocks, fn, opt);  // the new records came after the damage
+    REQUIRE(calls.load() == 0);
     fs::remove_all(dir);
 }
 
@@ -343,12 +357,8 @@ TEST_CASE("checkpoint: SIGKILL at random moments loses no finished block; the re
         ::kill(pid, SIGKILL);
         int status = 0;
         ::waitpid(pid, &status, 0);
-        // Every file in the checkpoint directory is complete or a temporary one.
-        std::size_t complete = 0;
-        std::error_code ec;
-        for (auto it = fs::directory_iterator(ckpt, ec); !ec && it != fs::directory_iterator(); ++it) {
-            complete += it->path().extension() == ".ckpt";
-        }
+        // Every record in the log is whole, or the one torn record at its end (skipped).
+        const std::size_t complete = fs::exists(ckpt) ? chunkwise::detail::checkpoint_store::count(ckpt) : 0;
         REQUIRE(complete >= previous);  // nothing finished was lost
         previous = complete;
     }
@@ -424,5 +434,164 @@ TEST_CASE("progress: done/total, rate and ETA on stderr", "[run_options][progres
     std::size_t lines = std::count(err.begin(), err.end(), '\n');
     REQUIRE(lines >= 2);
     REQUIRE(lines <= 12);  // periodic, not one per block
+    fs::remove_all(dir);
+}
+
+namespace {
+// A fixed-rank tensor as far as checkpoints see one (xtensor's shape, data, from_shape).
+template <std::size_t N>
+struct fixed_tensor {
+    using value_type = double;
+    using shape_type = std::array<std::size_t, N>;
+    shape_type s{};
+    std::vector<double> v;
+    const shape_type& shape() const { return s; }
+    const double* data() const { return v.data(); }
+    double* data() { return v.data(); }
+    std::size_t size() const { return v.size(); }
+    static fixed_tensor from_shape(const shape_type& shape) {
+        fixed_tensor t;
+        t.s = shape;
+        std::size_t n = 1;
+        for (std::size_t e : shape) n *= e;
+        t.v.resize(n);
+        return t;
+    }
+};
+}  // namespace
+
+TEST_CASE("checkpoint: a result that cannot be saved is kept, counted and logged once", "[run_options][checkpoint]") {
+    const auto dir = scratch("unsaved");
+    // The child may write 64 KiB in all: the log file of the run, then the checkpoint, which soon
+    // cannot grow (EFBIG, as on a full disk).
+    int fds[2];
+    REQUIRE(::pipe(fds) == 0);
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+        ::close(fds[0]);
+        std::signal(SIGXFSZ, SIG_IGN);
+        struct rlimit rl{65536, 65536};
+        ::setrlimit(RLIMIT_FSIZE, &rl);
+        chunkwise::thread_policy pool(2);
+        chunkwise::run_options opt;
+        opt.checkpoint = dir / "ckpt";
+        opt.log = dir / "run.log";
+        opt.errors = chunkwise::on_error::fail_fast;
+        const auto blocks = chunkwise::partition(300, parts{300});
+        std::string out;
+        try {
+            auto partial = chunkwise::map_blocks(pool, blocks, [](const block& b) { return std::vector<double>(256, double(b.index)); }, opt);
+            const std::size_t unsaved = partial.stats().checkpoint_save_failures;
+            const auto all = chunkwise::gather(pool, std::move(partial));
+            bool right = all.size() == 300;
+            for (std::size_t i = 0; right && i < all.size(); ++i) right = all[i] == std::vector<double>(256, double(i));
+            out = "kept " + std::to_string(all.size()) + " right " + std::to_string(right) + " unsaved " + std::to_string(unsaved);
+        } catch (const std::exception& e) {
+            out = std::string("threw: ") + e.what();
+        }
+        (void)!::write(fds[1], out.data(), out.size());
+        ::_exit(0);
+    }
+    ::close(fds[1]);
+    std::string out;
+    char buf[256];
+    for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;) out.append(buf, static_cast<std::size_t>(n));
+    ::close(fds[0]);
+    ::waitpid(pid, nullptr, 0);
+    INFO(out);
+    REQUIRE(out.rfind("kept 300 right 1 unsaved ", 0) == 0);
+    REQUIRE(std::stoul(out.substr(out.rfind(' ') + 1)) > 200);  // most of them: the limit came early
+    const std::string log = read_text(dir / "run.log");
+    std::size_t mentions = 0;
+    for (std::size_t at = 0; (at = log.find("checkpoint not saved", at)) != std::string::npos; ++at) ++mentions;
+    REQUIRE(mentions == 1);
+    REQUIRE(log.find("not checkpointed") != std::string::npos);
+    // A later run on a disk with room loads what was saved and computes the rest.
+    chunkwise::thread_policy pool(2);
+    chunkwise::run_options opt;
+    opt.checkpoint = dir / "ckpt";
+    auto again = chunkwise::map_blocks(pool, chunkwise::partition(300, parts{300}),
+                                       [](const block& b) { return std::vector<double>(256, double(b.index)); }, opt);
+    REQUIRE(again.stats().from_checkpoint > 0);
+    REQUIRE(again.stats().from_checkpoint < 300);
+    fs::remove_all(dir);
+}
+
+TEST_CASE("checkpoint: tensors of another rank are recomputed, not failed", "[run_options][checkpoint]") {
+    const auto dir = scratch("rank");
+    chunkwise::serial_policy serial;
+    chunkwise::run_options opt;
+    opt.checkpoint = dir;
+    const auto blocks = chunkwise::partition(8, parts{4});
+    auto two = [](const block& b) {
+        auto t = fixed_tensor<2>::from_shape({b.size(), 3});
+        std::fill(t.v.begin(), t.v.end(), double(b.index));
+        return t;
+    };
+    auto three = [](const block& b) {
+        auto t = fixed_tensor<3>::from_shape({b.size(), 3, 1});
+        std::fill(t.v.begin(), t.v.end(), double(b.index) + 0.5);
+        return t;
+    };
+    REQUIRE(chunkwise::checkpoint_traits<fixed_tensor<2>>::type_name() != chunkwise::checkpoint_traits<fixed_tensor<3>>::type_name());
+    (void)chunkwise::map_blocks(serial, blocks, two, opt);
+    auto r3 = chunkwise::map_blocks(serial, blocks, three, opt);
+    REQUIRE(r3.ok());
+    REQUIRE(r3.stats().from_checkpoint == 0);
+    REQUIRE(r3.values()[2].v[0] == 2.5);
+    REQUIRE(chunkwise::map_blocks(serial, blocks, three, opt).stats().from_checkpoint == 4);
+    fs::remove_all(dir);
+}
+
+TEST_CASE("checkpoint: crafted lengths, leftovers of killed compactions", "[run_options][checkpoint]") {
+    const auto dir = scratch("crafted");
+    fs::create_directories(dir);
+    {  // A record that claims a payload of 2^64 - 1 bytes: once an overflow in a bounds check.
+        std::string rec = "cwCKrec1";
+        const std::uint64_t fields[4] = {10, ~std::uint64_t{0}, 1, 0};
+        rec.append(reinterpret_cast<const char*>(fields), sizeof fields);
+        rec += "type=x\nkey=0\n";
+        std::ofstream(dir / "rank-5.ckptlog", std::ios::binary) << rec << rec;
+    }
+    std::ofstream(dir / "rank-0.ckptlog.compact.12345") << "left by a killed compaction";
+    REQUIRE(chunkwise::detail::checkpoint_store::count(dir) == 0);
+    chunkwise::serial_policy serial;
+    chunkwise::run_options opt;
+    opt.checkpoint = dir;
+    auto r = chunkwise::map_blocks(serial, chunkwise::partition(10, parts{2}), [](const block& b) { return b.size(); }, opt);
+    REQUIRE(r.stats().from_checkpoint == 0);
+    REQUIRE_FALSE(fs::exists(dir / "rank-0.ckptlog.compact.12345"));
+    REQUIRE(chunkwise::detail::checkpoint_store::count(dir) == 2);
+    fs::remove_all(dir);
+}
+
+TEST_CASE("checkpoint: many blocks make one log; a log of mostly replaced records is compacted", "[run_options][checkpoint]") {
+    const auto dir = scratch("compact");
+    chunkwise::thread_policy pool(2);
+    chunkwise::run_options opt;
+    opt.checkpoint = dir;
+    const auto many = chunkwise::partition(20000, parts{20000});
+    auto index = [](const block& b) { return static_cast<std::uint32_t>(b.index); };
+    (void)chunkwise::map_blocks(pool, many, index, opt);
+    std::size_t files = 0;
+    for (const auto& e : fs::directory_iterator(dir)) files += e.is_regular_file();
+    REQUIRE(files == 1);
+    REQUIRE(chunkwise::detail::checkpoint_store::count(dir) == 20000);
+    // Other result types for the same blocks replace every record: the log is then mostly dead.
+    auto wide = [](const block& b) { return static_cast<double>(b.index); };
+    (void)chunkwise::map_blocks(pool, many, [](const block& b) { return static_cast<std::uint64_t>(b.index); }, opt);
+    (void)chunkwise::map_blocks(pool, many, wide, opt);
+    const auto before = fs::file_size(dir / "rank-0.ckptlog");
+    const std::uint64_t saved = chunkwise::detail::checkpoint_compact_bytes;
+    chunkwise::detail::checkpoint_compact_bytes = 1;
+    auto loaded = chunkwise::map_blocks(pool, many, wide, opt);  // opens the store: compacts first
+    chunkwise::detail::checkpoint_compact_bytes = saved;
+    REQUIRE(loaded.stats().from_checkpoint == 20000);
+    REQUIRE(fs::file_size(dir / "rank-0.ckptlog") < before * 6 / 10);
+    files = 0;
+    for (const auto& e : fs::directory_iterator(dir)) files += e.is_regular_file();
+    REQUIRE(files == 1);
+    auto all = chunkwise::gather(pool, std::move(loaded));
+    REQUIRE(all[19999] == 19999.0);
     fs::remove_all(dir);
 }

@@ -1,8 +1,8 @@
 #pragma once
 /// \file
 /// How block results are saved in and loaded from a checkpoint directory
-/// (`run_options::checkpoint`), and `checkpoint_traits<T>`, the customization point for your
-/// own result types.
+/// (`run_options::checkpoint`: one append-only log per rank), and `checkpoint_traits<T>`, the
+/// customization point for your own result types.
 
 #include <chunkwise/detail/block_identity.hpp>
 #include <chunkwise/detail/value_kinds.hpp>
@@ -11,8 +11,12 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <chrono>
+#include <mutex>
+#include <unordered_map>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -187,128 +191,307 @@ concept checkpointable = requires(const T& v, std::string& out, std::string_view
 
 namespace detail {
 
-/// One block's results in a checkpoint directory: a file per block, written to a temporary
-/// name, fsync'ed and renamed, so a reader sees a whole file or none. A file records the result
-/// type, the block's key and description, and a checksum; a file that disagrees with any of them
-/// is never used.
+/// Tuning of the checkpoint store (tests lower them).
+/// A rank's log is compacted when it has grown past this many bytes and more than half of it
+/// holds records that newer ones replaced.
+inline std::uint64_t checkpoint_compact_bytes = std::uint64_t{64} << 20;
+/// Records are fdatasync'ed at most this often (and when the run ends): kill -9 loses nothing
+/// written already; a machine that crashes loses at most this much.
+inline double checkpoint_sync_seconds = 1.0;
+
+/// A checksum of bytes, 8 at a time (FNV-style, for corruption, not adversaries).
+inline std::uint64_t checksum(const char* p, std::size_t n, std::uint64_t h = 0xcbf29ce484222325ull) {
+    std::size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        std::uint64_t w;
+        std::memcpy(&w, p + i, 8);
+        h = (h ^ w) * 0x100000001b3ull;
+        h ^= h >> 29;
+    }
+    for (; i < n; ++i) h = (h ^ static_cast<unsigned char>(p[i])) * 0x100000001b3ull;
+    return h;
+}
+
+/// A run's checkpoint: one append-only log per rank, DIR/rank-R.ckptlog, of records
 ///
-/// File: "chunkwise-checkpoint 1\n" header-length header payload-length payload checksum, where
-/// header = "type=...\nkey=...\nblock=...\n" and the checksum is FNV-1a over header and payload.
+///     "cwCKrec1" header_length payload_length sequence checksum header payload
+///
+/// (lengths, sequence and checksum u64; header = "type=...\nkey=...\nblock=...\n"; the checksum
+/// covers the lengths, the sequence, the header and the payload). Each record is written with one
+/// write(2), so a run killed at any moment leaves whole records and at most one torn one at the
+/// end, which loading skips (it resynchronises on the next "cwCKrec1", so a corrupt record in the
+/// middle costs that record only). Loading reads every rank's log: a resume may use another rank
+/// count, or none. For each key the record with the highest sequence wins; it is used only when
+/// its type, key and block description match the block's. A few files per rank whatever the
+/// number of blocks (one, plus one while it is being compacted).
 class checkpoint_store {
 public:
-    explicit checkpoint_store(std::filesystem::path dir) : dir_(std::move(dir)) {
+    /// Opens (creates) the checkpoint folder `dir` for the process of MPI rank `rank`: reads the
+    /// index of every log in it, compacts this rank's log when due, opens it for appending.
+    /// \throws checkpoint_error naming the folder when it cannot be created or written
+    checkpoint_store(std::filesystem::path dir, int rank) : dir_(std::move(dir)), rank_(rank) {
         std::error_code ec;
         std::filesystem::create_directories(dir_, ec);
         if (ec || !std::filesystem::is_directory(dir_)) {
             throw checkpoint_error("[chunkwise.checkpoint] cannot create the checkpoint directory " + dir_.string() +
                                    (ec ? ": " + ec.message() : std::string()));
         }
+        const auto own = log_path(rank_);
+        for (auto it = std::filesystem::directory_iterator(dir_, ec); !ec && it != std::filesystem::directory_iterator(); ++it) {
+            const std::string name = it->path().filename().string();
+            if (name.rfind(own.filename().string() + ".compact", 0) == 0) {
+                std::filesystem::remove(it->path(), ec);  // left by a compaction that was killed
+                ec.clear();
+                continue;
+            }
+            if (name.size() > 8 && name.compare(name.size() - 8, 8, ".ckptlog") == 0) scan(it->path());
+        }
+        compact_if_due(own);
+        fd_ = ::open(own.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+        if (fd_ < 0) fail("cannot open " + own.string() + " for appending");
+        ++files_created_;
+    }
+    checkpoint_store(const checkpoint_store&) = delete;
+    checkpoint_store& operator=(const checkpoint_store&) = delete;
+    ~checkpoint_store() {
+        if (fd_ >= 0) {
+            if (dirty_) (void)sync_data(fd_);
+            ::close(fd_);
+        }
+        for (const auto& f : files_) ::close(f.fd);
     }
 
     [[nodiscard]] const std::filesystem::path& dir() const noexcept { return dir_; }
 
-    [[nodiscard]] std::filesystem::path file_for(const std::string& key) const {
-        return dir_ / ("block-" + key + ".ckpt");
-    }
-
-    /// The stored bytes of block `key`, if a valid checkpoint of this type and block exists.
+    /// The stored payload of block `key`, if a valid record of this type and block exists.
+    /// Thread-safe (reads only what was indexed when the store opened).
     [[nodiscard]] std::optional<std::string> load(const std::string& key, const std::string& type,
                                                   const std::string& block) const {
-        std::ifstream in(file_for(key), std::ios::binary | std::ios::ate);
-        if (!in) return std::nullopt;
-        const std::streamoff size = in.tellg();
-        if (size <= 0) return std::nullopt;
-        std::string all(static_cast<std::size_t>(size), '\0');
-        in.seekg(0);
-        if (!in.read(all.data(), size)) return std::nullopt;
-        std::string_view v(all);
-        const std::string_view magic = "chunkwise-checkpoint 1\n";
-        if (v.substr(0, magic.size()) != magic) return std::nullopt;
-        v.remove_prefix(magic.size());
-        try {
-            const std::uint64_t hlen = read_u64(v);
-            need(v, hlen, "the header");
-            const std::string_view header = v.substr(0, hlen);
-            v.remove_prefix(hlen);
-            const std::uint64_t plen = read_u64(v);
-            need(v, plen, "the payload");  // then 8 bytes of checksum: no plen + 8 that could wrap
-            need(v.substr(static_cast<std::size_t>(plen)), 8, "the checksum");
-            const std::string_view payload = v.substr(0, plen);
-            v.remove_prefix(plen);
-            const std::uint64_t sum = read_u64(v);
-            if (!v.empty() || sum != fnv1a(payload, fnv1a(header))) return std::nullopt;
-            if (header != make_header(type, key, block)) return std::nullopt;
-            return std::string(payload);
-        } catch (const checkpoint_error&) {
-            return std::nullopt;
+        const auto it = index_.find(checksum(key.data(), key.size()));
+        if (it == index_.end()) return std::nullopt;
+        const entry& e = it->second;
+        std::string record(e.length, '\0');
+        std::size_t done = 0;
+        while (done < e.length) {
+            const ssize_t got = ::pread(files_[e.file].fd, record.data() + done, e.length - done,
+                                        static_cast<off_t>(e.offset + done));
+            if (got <= 0) return std::nullopt;
+            done += static_cast<std::size_t>(got);
+        }
+        std::string_view header, payload;
+        std::uint64_t sequence = 0;
+        if (parse(record, 0, header, payload, sequence) != record.size()) return std::nullopt;
+        if (header != make_header(type, key, block)) return std::nullopt;
+        return std::string(payload);
+    }
+
+    /// Appends block `key`'s record (one write). Thread-safe.
+    /// \throws checkpoint_error when it cannot be written (a full disk): the caller keeps the result
+    void save(const std::string& key, const std::string& type, const std::string& block, const std::string& payload) {
+        const std::string header = make_header(type, key, block);
+        std::lock_guard lock(mutex_);
+        const std::uint64_t sequence = next_sequence();
+        std::string record = "cwCKrec1";
+        const std::uint64_t fields[4] = {header.size(), payload.size(), sequence, 0};
+        record.append(reinterpret_cast<const char*>(fields), sizeof fields);
+        record += header;
+        record += payload;
+        const std::uint64_t sum = record_checksum(record.data() + 8, header.size() + payload.size());
+        std::memcpy(record.data() + 8 + 24, &sum, 8);
+        std::size_t done = 0;
+        while (done < record.size()) {
+            const ssize_t w = ::write(fd_, record.data() + done, record.size() - done);
+            if (w < 0 && errno == EINTR) continue;
+            if (w <= 0) fail("cannot append to " + log_path(rank_).string());
+            done += static_cast<std::size_t>(w);
+        }
+        bytes_written_ += record.size();
+        dirty_ = true;
+        const auto now = std::chrono::steady_clock::now();
+        if (std::chrono::duration<double>(now - last_sync_).count() >= checkpoint_sync_seconds) {
+            if (!sync_data(fd_)) fail("cannot sync " + log_path(rank_).string());
+            last_sync_ = now;
+            dirty_ = false;
         }
     }
 
-    /// Atomically replaces block `key`'s checkpoint: write, fdatasync, rename, fsync the directory.
-    void save(const std::string& key, const std::string& type, const std::string& block,
-              const std::string& payload) const {
-        const std::string header = make_header(type, key, block);
-        std::string all = "chunkwise-checkpoint 1\n";
-        const std::uint64_t hlen = header.size(), plen = payload.size(), sum = fnv1a(payload, fnv1a(header));
-        append_raw(all, &hlen, 1);
-        all += header;
-        append_raw(all, &plen, 1);
-        all += payload;
-        append_raw(all, &sum, 1);
+    /// Bytes this store appended, and files it created (for the benchmark).
+    [[nodiscard]] std::uint64_t bytes_written() const noexcept { return bytes_written_; }
+    [[nodiscard]] std::size_t files_created() const noexcept { return files_created_; }
+    /// Distinct blocks with a valid record when the store opened.
+    [[nodiscard]] std::size_t records() const noexcept { return index_.size(); }
 
-        static std::atomic<unsigned> counter{0};
-        const auto final_path = file_for(key);
-        const auto tmp = dir_ / (".block-" + key + ".tmp." + std::to_string(::getpid()) + "." +
-                                 std::to_string(counter.fetch_add(1)));
-        const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-        if (fd < 0) fail("cannot create " + tmp.string());
-        std::size_t done = 0;
-        while (done < all.size()) {
-            const ssize_t w = ::write(fd, all.data() + done, all.size() - done);
-            if (w < 0 && errno == EINTR) continue;
-            if (w <= 0) {
-                const int e = errno;
-                ::close(fd);
-                ::unlink(tmp.c_str());
-                errno = e;
-                fail("cannot write " + tmp.string());
-            }
-            done += static_cast<std::size_t>(w);
+    /// The number of distinct blocks with a valid record in the folder `dir` (for tests: reads only).
+    [[nodiscard]] static std::size_t count(const std::filesystem::path& dir) {
+        checkpoint_store reader(dir);
+        return reader.index_.size();
+    }
+
+private:
+    struct entry {
+        std::uint32_t file = 0;
+        std::uint64_t offset = 0, length = 0, sequence = 0;
+    };
+    struct log_file {
+        std::filesystem::path path;
+        int fd = -1;
+    };
+
+    explicit checkpoint_store(const std::filesystem::path& dir) : dir_(dir), rank_(-1) {  // read-only scan
+        std::error_code ec;
+        for (auto it = std::filesystem::directory_iterator(dir_, ec); !ec && it != std::filesystem::directory_iterator(); ++it) {
+            const std::string name = it->path().filename().string();
+            if (name.size() > 8 && name.compare(name.size() - 8, 8, ".ckptlog") == 0) scan(it->path());
         }
+    }
+
+    [[nodiscard]] std::filesystem::path log_path(int rank) const {
+        return dir_ / ("rank-" + std::to_string(rank) + ".ckptlog");
+    }
+    static std::string make_header(const std::string& type, const std::string& key, const std::string& block) {
+        return "type=" + type + "\nkey=" + key + "\nblock=" + block + "\n";
+    }
+    static std::uint64_t record_checksum(const char* fields_then_body, std::size_t body) {
+        // the three u64 fields before the checksum, then header and payload after it
+        const std::uint64_t h = checksum(fields_then_body, 24);
+        return checksum(fields_then_body + 32, body, h);
+    }
+    [[noreturn]] static void fail(const std::string& what) {
+        throw checkpoint_error("[chunkwise.checkpoint] " + what + ": " + std::strerror(errno));
+    }
+    static bool sync_data(int fd) {
 #if defined(__APPLE__)
-        if (::fsync(fd) != 0) {  // macOS has no fdatasync
+        return ::fsync(fd) == 0;  // macOS has no fdatasync
 #else
-        if (::fdatasync(fd) != 0) {  // the data and its size are on disk before the rename
+        return ::fdatasync(fd) == 0;
 #endif
-            const int e = errno;
-            ::close(fd);
-            ::unlink(tmp.c_str());
-            errno = e;
-            fail("cannot sync " + tmp.string());
+    }
+    std::uint64_t next_sequence() {
+        // Increasing within a process; across runs ordered by the clock.
+        const auto now = static_cast<std::uint64_t>(
+            std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch()).count());
+        last_sequence_ = now > last_sequence_ ? now : last_sequence_ + 1;
+        return last_sequence_;
+    }
+
+    // The record at `at` of `data`: its end (0 if there is no valid record there).
+    static std::size_t parse(std::string_view data, std::size_t at, std::string_view& header, std::string_view& payload,
+                             std::uint64_t& sequence) {
+        if (data.size() < at + 40 || data.compare(at, 8, "cwCKrec1") != 0) return 0;
+        std::uint64_t f[4];
+        std::memcpy(f, data.data() + at + 8, sizeof f);
+        const std::uint64_t room = data.size() - at - 40;
+        if (f[0] > room || f[1] > room - f[0]) return 0;
+        if (record_checksum(data.data() + at + 8, static_cast<std::size_t>(f[0] + f[1])) != f[3]) return 0;
+        header = data.substr(at + 40, static_cast<std::size_t>(f[0]));
+        payload = data.substr(at + 40 + static_cast<std::size_t>(f[0]), static_cast<std::size_t>(f[1]));
+        sequence = f[2];
+        return at + 40 + static_cast<std::size_t>(f[0] + f[1]);
+    }
+
+    // Indexes every valid record of one log (the newest per key wins across logs).
+    void scan(const std::filesystem::path& path) {
+        const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+        if (fd < 0) return;
+        std::string data;
+        char buf[1 << 16];
+        for (ssize_t got; (got = ::read(fd, buf, sizeof buf)) > 0;) data.append(buf, static_cast<std::size_t>(got));
+        const auto file = static_cast<std::uint32_t>(files_.size());
+        files_.push_back({path, fd});
+        std::size_t at = 0;
+        while (at < data.size()) {
+            std::string_view header, payload;
+            std::uint64_t sequence = 0;
+            const std::size_t end = parse(data, at, header, payload, sequence);
+            if (end == 0) {  // torn or corrupt: resynchronise on the next record
+                const std::size_t next = data.find("cwCKrec1", at + 1);
+                if (next == std::string::npos) break;
+                at = next;
+                continue;
+            }
+            const std::size_t k = header.find("\nkey=");
+            const std::size_t e = k == std::string_view::npos ? k : header.find('\n', k + 5);
+            if (e != std::string_view::npos) {
+                const std::string_view key = header.substr(k + 5, e - k - 5);
+                entry& slot = index_[checksum(key.data(), key.size())];
+                if (sequence >= slot.sequence) slot = entry{file, at, end - at, sequence};
+            }
+            at = end;
         }
-        ::close(fd);
-        if (::rename(tmp.c_str(), final_path.c_str()) != 0) {
-            const int e = errno;
-            ::unlink(tmp.c_str());
-            errno = e;
-            fail("cannot rename to " + final_path.string());
+        if (path == log_path(rank_)) own_size_ = data.size();
+    }
+
+    // Rewrites this rank's log with only its records that are still the newest for their key,
+    // when it has grown past checkpoint_compact_bytes and is more than half dead. The new log
+    // replaces the old by rename: a reader sees one or the other, both whole.
+    void compact_if_due(const std::filesystem::path& own) {
+        if (own_size_ < checkpoint_compact_bytes) return;
+        std::uint32_t own_file = 0;
+        bool found = false;
+        for (std::uint32_t i = 0; i < files_.size(); ++i) {
+            if (files_[i].path == own) {
+                own_file = i;
+                found = true;
+            }
+        }
+        if (!found) return;
+        std::uint64_t live_bytes = 0;
+        for (const auto& [key, e] : index_) live_bytes += e.file == own_file ? e.length : 0;
+        if (live_bytes * 2 > own_size_) return;
+        const auto tmp = std::filesystem::path(own.string() + ".compact." + std::to_string(::getpid()));
+        const int out = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        if (out < 0) return;  // compaction is an optimisation: carry on with the long log
+        ++files_created_;
+        std::uint64_t at = 0;
+        std::vector<std::pair<std::uint64_t, entry*>> live;
+        for (auto& [key, e] : index_) {
+            if (e.file == own_file) live.emplace_back(e.offset, &e);
+        }
+        std::sort(live.begin(), live.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+        bool ok = true;
+        std::string record;
+        std::vector<std::uint64_t> moved;  // each live record's place in the new log
+        for (auto& [offset, e] : live) {
+            record.resize(static_cast<std::size_t>(e->length));
+            ok = ok && ::pread(files_[own_file].fd, record.data(), record.size(), static_cast<off_t>(offset)) ==
+                           static_cast<ssize_t>(record.size()) &&
+                 ::write(out, record.data(), record.size()) == static_cast<ssize_t>(record.size());
+            if (!ok) break;
+            moved.push_back(at);
+            at += e->length;
+        }
+        ok = ok && sync_data(out);
+        ::close(out);
+        if (!ok || std::rename(tmp.c_str(), own.c_str()) != 0) {
+            std::error_code ec;
+            std::filesystem::remove(tmp, ec);
+            return;  // the index still points into the old log, which is unchanged
         }
         const int dfd = ::open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (dfd >= 0) {
             ::fsync(dfd);
             ::close(dfd);
         }
-    }
-
-private:
-    static std::string make_header(const std::string& type, const std::string& key, const std::string& block) {
-        return "type=" + type + "\nkey=" + key + "\nblock=" + block + "\n";
-    }
-    [[noreturn]] static void fail(const std::string& what) {
-        throw checkpoint_error("[chunkwise.checkpoint] " + what + ": " + std::strerror(errno));
+        const int fresh = ::open(own.c_str(), O_RDONLY | O_CLOEXEC);
+        if (fresh < 0) return;  // the old descriptor still reads the old (unlinked) log
+        ::close(files_[own_file].fd);
+        files_[own_file].fd = fresh;
+        for (std::size_t i = 0; i < live.size(); ++i) live[i].second->offset = moved[i];
+        own_size_ = at;
     }
 
     std::filesystem::path dir_;
+    int rank_;
+    std::vector<log_file> files_;
+    std::unordered_map<std::uint64_t, entry> index_;
+    std::size_t own_size_ = 0;
+    int fd_ = -1;
+    std::mutex mutex_;
+    std::uint64_t last_sequence_ = 0;
+    std::uint64_t bytes_written_ = 0;
+    std::size_t files_created_ = 0;
+    bool dirty_ = false;
+    std::chrono::steady_clock::time_point last_sync_ = std::chrono::steady_clock::now();
 };
 
 }  // namespace detail

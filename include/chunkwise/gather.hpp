@@ -208,9 +208,8 @@ R all_reduce(Policy& policy, partial_results<R>&& results, Op op) {
     if constexpr (!detail::reduction_op<Op, R>) {
         return R{};
     } else if constexpr (distributed_policy<Policy>) {
-        R value = reduce(policy, std::move(results), std::move(op));
         const auto t0 = detail::clock::now();
-        detail::policy_access::broadcast_value(policy, value);
+        R value = detail::policy_access::all_reduce_results(policy, results, op);
         detail::add_combine_time(results, t0);
         return value;
     } else {

@@ -13,6 +13,7 @@
 #include <chunkwise/policy.hpp>
 
 #include <concepts>
+#include <cstdint>
 #include <cstddef>
 #include <functional>
 #include <optional>
@@ -40,7 +41,9 @@ using stored_result_t = std::conditional_t<std::is_void_v<T>, std::monostate, st
 /// What runs around each block of a plain map_blocks call: nothing. A production run
 /// (<chunkwise/run_options.hpp>) puts checkpoints, log lines and progress here instead.
 struct plain_run {
-    static constexpr bool counts_loaded = false;
+    [[nodiscard]] bool progress_wanted() const noexcept { return false; }
+    [[nodiscard]] std::string problem() const { return {}; }
+    void begin(bool) {}
     void start(std::size_t, std::size_t) {}
     template <class Block, class Result, class Compute>
     void block(std::size_t, const Block&, std::optional<Result>&, Compute&& compute) {
@@ -67,6 +70,27 @@ auto run_blocks(Policy& policy, const Blocks& blocks, BlockFn& fn, on_error mode
         return *(first + static_cast<std::ranges::range_difference_t<const Blocks>>(i));
     };
 
+    // Under MPI every map_blocks starts with the ranks agreeing on the call (and on progress, and
+    // on any rank's set-up problem) and ends with a collective clean-up, whichever path it takes.
+    struct call_end {
+        Policy& policy;
+        bool begun = false;
+        ~call_end() {
+            if constexpr (distributed_policy<Policy>) {
+                if (begun) policy_access::end_map_blocks(policy);
+            }
+        }
+    } ending{policy};
+    std::uint64_t call = 0;
+    if constexpr (distributed_policy<Policy>) {
+        const call_start start =
+            policy_access::begin_map_blocks(policy, n, mode, around.progress_wanted(), around.problem());
+        ending.begun = true;
+        call = start.call;
+        around.begin(start.progress);
+    } else {
+        around.begin(around.progress_wanted());
+    }
     around.start(n, policy.workers());
     std::vector<std::optional<result_t>> slots(n);
     auto body = [&](std::size_t i) {
@@ -115,6 +139,7 @@ auto run_blocks(Policy& policy, const Blocks& blocks, BlockFn& fn, on_error mode
     partial_results<result_t> out(n, std::move(indices), std::move(values), std::move(r.stats));
     out.set_failures(std::move(failures), std::move(failed));
     out.set_complete_everywhere(mode == on_error::fail_fast);
+    out.set_call_id(call);
     return out;
 }
 

@@ -8,7 +8,8 @@
 /// gather or reduce talks to MPI.
 
 #include <chunkwise/chunkwise.hpp>
-#include <chunkwise/detail/mpi_transfer.hpp>
+#include <chunkwise/detail/mpi_transfer.hpp>  // first: Boost.MPI, then mpi.h
+#include <chunkwise/detail/mpi_agree.hpp>
 
 #include <boost/mpi/collectives.hpp>
 #include <boost/mpi/communicator.hpp>
@@ -147,7 +148,6 @@ private:
     // fail_fast every rank reports the same lowest failing block.
     template <class Body>
     exec_result execute(std::size_t n, Body& body, on_error mode) {
-        check_same_count(n);
         exec_result r;
         const auto t0 = clock::now();
         if (schedule_ == mpi_schedule::contiguous) {
@@ -181,12 +181,20 @@ private:
             check_mpi(MPI_Barrier(comm_), "MPI_Barrier");
         }
         finish_stats(r.stats, seconds_since(t0));
+        r.call = calls_;
         return r;
     }
 
     // Every result in block order on root, empty elsewhere. Collective.
     template <class R>
     std::vector<R> gather_results(partial_results<R>& results) {
+        agree_on_call(collective::gather, results.call_id(), results.total_blocks(), 0);
+        return gather_agreed(results);
+    }
+
+    // gather_results once the ranks agreed on the call.
+    template <class R>
+    std::vector<R> gather_agreed(partial_results<R>& results) {
         // Under the contiguous schedule with nothing missing, rank order is block order and the
         // indices need not travel. A fail-fast map_blocks guarantees that on every rank; otherwise
         // the ranks check it together.
@@ -226,7 +234,8 @@ private:
     // gather_results, then the same vector on every rank. Collective.
     template <class R>
     std::vector<R> all_gather_results(partial_results<R>& results) {
-        std::vector<R> out = gather_results(results);
+        agree_on_call(collective::all_gather, results.call_id(), results.total_blocks(), 0);
+        std::vector<R> out = gather_agreed(results);
         broadcast_values(comm_, out, 0);
         return out;
     }
@@ -236,74 +245,113 @@ private:
     // those of the serial tree. Collective.
     template <class R, class Op>
     std::optional<R> reduce_results(partial_results<R>& results, Op& op) {
+        agree_on_call(collective::reduce, results.call_id(), results.total_blocks(), 0);
+        return reduce_agreed(results, op);
+    }
+
+    // The fixed-tree reduction's value on every rank. Collective.
+    template <class R, class Op>
+    R all_reduce_results(partial_results<R>& results, Op& op) {
+        agree_on_call(collective::all_reduce, results.call_id(), results.total_blocks(), 0);
+        std::optional<R> root = reduce_agreed(results, op);
+        std::vector<R> one;
+        if (rank_ == 0) one.push_back(root ? std::move(*root) : empty_reduction<R>());
+        broadcast_values(comm_, one, 0);
+        return std::move(one.front());
+    }
+
+    // reduce_results once the ranks agreed on the call. The operation may throw on any rank:
+    // while each rank reduces the subtrees it holds (agreed before anything travels), and on the
+    // root while it combines them (its outcome is sent to every rank): either way every rank
+    // throws the same chunkwise::error, none waits for the others forever.
+    template <class R, class Op>
+    std::optional<R> reduce_agreed(partial_results<R>& results, Op& op) {
         static_assert(std::is_default_constructible_v<R>,
                       "chunkwise::reduce under MPI: the result type must be default-constructible (ranks other "
                       "than the root return R{})");
-        std::vector<tree_node<R>> nodes = local_tree_nodes(results, op, results.failed_positions());
         // A node travels as key = start * 64 + level; nodes without a value as keys alone.
         std::vector<std::uint64_t> keys, empty_keys;
         std::vector<R> values;
-        for (tree_node<R>& node : nodes) {
-            const std::uint64_t key = static_cast<std::uint64_t>(node.start()) * 64 + node.level;
-            if (node.value) {
-                keys.push_back(key);
-                values.push_back(std::move(*node.value));
-            } else {
-                empty_keys.push_back(key);
+        std::string problem;
+        try {
+            std::vector<tree_node<R>> nodes = local_tree_nodes(results, op, results.failed_positions());
+            for (tree_node<R>& node : nodes) {
+                const std::uint64_t key = static_cast<std::uint64_t>(node.start()) * 64 + node.level;
+                if (node.value) {
+                    keys.push_back(key);
+                    values.push_back(std::move(*node.value));
+                } else {
+                    empty_keys.push_back(key);
+                }
             }
+        } catch (...) {
+            problem = describe_exception(std::current_exception());
         }
+        fail_if("reduce: the operation threw: ", agree_on_problem(comm_, problem));
         auto pairs = gather_keyed(comm_, keys, values, 0);
         std::vector<std::uint64_t> empty_counts;
         const auto all_empty = gather_raw<std::uint64_t>(comm_, empty_keys, 0, empty_counts);
-        if (rank_ != 0) return std::nullopt;
-
-        std::vector<tree_node<R>> all;
-        all.reserve(pairs.size() + all_empty.size());
-        for (auto& kv : pairs) {
-            const auto level = static_cast<unsigned>(kv.first % 64);
-            all.push_back(tree_node<R>{level, static_cast<std::size_t>(kv.first / 64) >> level, std::move(kv.second)});
+        std::optional<R> out;
+        if (rank_ == 0) {
+            try {
+                std::vector<tree_node<R>> all;
+                all.reserve(pairs.size() + all_empty.size());
+                for (auto& kv : pairs) {
+                    const auto level = static_cast<unsigned>(kv.first % 64);
+                    all.push_back(tree_node<R>{level, static_cast<std::size_t>(kv.first / 64) >> level, std::move(kv.second)});
+                }
+                for (std::uint64_t key : all_empty) {
+                    const auto level = static_cast<unsigned>(key % 64);
+                    all.push_back(tree_node<R>{level, static_cast<std::size_t>(key / 64) >> level, std::nullopt});
+                }
+                std::sort(all.begin(), all.end(), [](const tree_node<R>& a, const tree_node<R>& b) {
+                    return a.start() < b.start();
+                });
+                out = finish_tree(results.total_blocks(), all, op);
+            } catch (...) {
+                problem = describe_exception(std::current_exception());
+            }
         }
-        for (std::uint64_t key : all_empty) {
-            const auto level = static_cast<unsigned>(key % 64);
-            all.push_back(tree_node<R>{level, static_cast<std::size_t>(key / 64) >> level, std::nullopt});
-        }
-        std::sort(all.begin(), all.end(), [](const tree_node<R>& a, const tree_node<R>& b) {
-            return a.start() < b.start();
-        });
-        return finish_tree(results.total_blocks(), all, op);
+        boost::mpi::broadcast(comm_, problem, 0);  // the root's outcome, on every rank
+        fail_if("reduce: the operation threw: ", problem.empty() ? problem : problem + " (rank 0)");
+        return out;
     }
 
     // Every rank's failures on root, by block index (empty elsewhere). Collective.
     template <class R>
     std::vector<failure> gather_failures(const partial_results<R>& results) {
-        std::vector<std::vector<failure>> per_rank;
-        boost::mpi::gather(comm_, results.failures(), per_rank, 0);
-        std::vector<failure> out;
-        for (auto& part : per_rank) {
-            for (auto& f : part) out.push_back(std::move(f));
-        }
+        agree_on_call(collective::gather_failures, results.call_id(), results.total_blocks(), 0);
+        std::vector<failure> mine = results.failures();
+        std::vector<failure> out = gather_values(comm_, mine, 0);
         std::sort(out.begin(), out.end(), [](const failure& a, const failure& b) { return a.index < b.index; });
         return out;
     }
 
-    // Whether any rank asked for progress; if so, starts the run-wide progress counter on the
-    // root. Collective: every rank calls it, whatever it asked for (progress = is_root() is the
-    // natural way to ask for one progress line).
-    bool begin_progress(bool wanted) {
-        int mine = wanted ? 1 : 0, any = 0;
-        check_mpi(MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_LOR, comm_), "MPI_Allreduce");
-        if (any) progress_ = std::make_unique<block_counter>(comm_);
-        return any != 0;
+    // The start of a map_blocks call, on every rank: the ranks agree that they all make it, with as
+    // many blocks and the same on_error; learn whether any rank asked for progress (then the
+    // run-wide progress counter on the root starts) and whether any rank failed to set its run
+    // up (its log, its checkpoint folder): then every rank throws that rank's error. Collective.
+    call_start begin_map_blocks(std::size_t n, on_error mode, bool progress, const std::string& problem) {
+        call_start start;
+        start.call = calls_ + 1;  // counted only once every rank agreed: a refused call is no call
+        const auto [any_progress, any_problem] = agree(collective::map_blocks, start.call, n,
+                                                       mode == on_error::collect ? 1 : 0, progress, !problem.empty());
+        if (any_problem) throw_agreed(agree_on_problem(comm_, problem));
+        calls_ = start.call;
+        if (any_progress) progress_ = std::make_unique<block_counter>(comm_);
+        start.progress = any_progress;
+        return start;
     }
     // Adds this rank's newly finished blocks; returns the run-wide count so far.
     std::size_t add_progress(std::size_t delta) {
         return progress_ ? static_cast<std::size_t>(progress_->fetch_add(delta) + delta) : 0;
     }
-    // Ends the progress counter. Collective.
-    void end_progress() { progress_.reset(); }
+    // The end of a map_blocks call (after begin_map_blocks, on every rank). Collective.
+    void end_map_blocks() { progress_.reset(); }
 
     // Every rank's statistics on root, in rank order (empty elsewhere). Collective.
     std::vector<run_stats> gather_stats(const run_stats& stats) {
+        agree_on_call(collective::gather_stats, 0, 0, 0);
         // Each rank sends: rank, wall, from_checkpoint, save failures, workers, then per worker
         // busy, read, wait, combine, blocks (counts are exact in a double up to 2^53).
         std::vector<double> mine{static_cast<double>(stats.rank), stats.wall, static_cast<double>(stats.from_checkpoint),
@@ -355,17 +403,65 @@ private:
         return {first, first + base + (ur < extra ? 1 : 0)};
     }
 
-    // Every rank must call map_blocks with the same number of blocks.
-    void check_same_count(std::size_t n) {
-        long long mine[2] = {static_cast<long long>(n), -static_cast<long long>(n)};
-        long long both[2] = {0, 0};
-        check_mpi(MPI_Allreduce(mine, both, 2, MPI_LONG_LONG, MPI_MIN, comm_), "MPI_Allreduce");
-        if (both[0] != -both[1]) {
-            throw std::invalid_argument("[chunkwise.mpi] map_blocks was called with different numbers of blocks on "
-                                        "different ranks: between " +
-                                        std::to_string(both[0]) + " and " + std::to_string(-both[1]) +
-                                        " (this rank: " + std::to_string(n) + ")");
+    [[noreturn]] static void throw_agreed(const std::string& what) { throw error("[chunkwise.mpi] " + what); }
+    static void fail_if(const char* prefix, const std::string& agreed) {
+        if (!agreed.empty()) throw_agreed(prefix + agreed);
+    }
+
+    // Every collective starts here: all ranks say which call they make (kind), on the results of
+    // which map_blocks call, of how many blocks, with which detail (map_blocks: the on_error
+    // mode). One allreduce of one fixed shape for every collective, so that two different
+    // collectives meet each other here instead of deadlocking or corrupting each other; on any
+    // difference every rank throws the same std::invalid_argument naming what each rank did (a
+    // usage error). Two flags ride along, combined by "any rank": returned. Collective.
+    std::pair<bool, bool> agree(collective kind, std::uint64_t call, std::uint64_t blocks, long long detail,
+                                bool flag_a = false, bool flag_b = false) {
+        const long long mine[4] = {static_cast<long long>(kind), static_cast<long long>(call),
+                                   static_cast<long long>(blocks), detail};
+        long long send[10] = {mine[0], mine[1], mine[2], mine[3], -mine[0], -mine[1], -mine[2], -mine[3],
+                              flag_a ? 1 : 0, flag_b ? 1 : 0};
+        long long got[10];
+        check_mpi(MPI_Allreduce(send, got, 10, MPI_LONG_LONG, MPI_MAX, comm_), "MPI_Allreduce");
+        bool same = true;
+        for (int i = 0; i < 4; ++i) same = same && got[i] == -got[i + 4];
+        if (same) return {got[8] != 0, got[9] != 0};
+        // Who did what, for the message (every rank saw the difference and gets here).
+        std::vector<long long> all(static_cast<std::size_t>(size_) * 4);
+        check_mpi(MPI_Allgather(mine, 4, MPI_LONG_LONG, all.data(), 4, MPI_LONG_LONG, comm_), "MPI_Allgather");
+        auto describe = [&](int r) {
+            const long long* v = &all[static_cast<std::size_t>(r) * 4];
+            std::string d = collective_name(v[0]);
+            if (v[0] == static_cast<long long>(collective::map_blocks)) {
+                d += " (call " + std::to_string(v[1]) + ", " + std::to_string(v[2]) + " blocks, on_error::" +
+                     (v[3] == 1 ? "collect" : "fail_fast") + ")";
+            } else if (v[0] != static_cast<long long>(collective::gather_stats)) {
+                d += " of the results of map_blocks call " + std::to_string(v[1]) + " (" + std::to_string(v[2]) +
+                     " blocks)";
+            }
+            return d;
+        };
+        std::string text = "ranks disagree on the collective call: ";
+        std::string previous;
+        int from = 0;
+        for (int r = 0; r <= size_; ++r) {
+            const std::string d = r < size_ ? describe(r) : std::string();
+            if (r == size_ || (r > 0 && d != previous)) {
+                text += (from == 0 ? "" : "; ") +
+                        std::string(from == r - 1 ? "rank " + std::to_string(from)
+                                                  : "ranks " + std::to_string(from) + "-" + std::to_string(r - 1)) +
+                        " called " + previous;
+                from = r;
+            }
+            previous = d;
         }
+        throw std::invalid_argument("[chunkwise.mpi] " + text +
+                                    ". Every rank must make the same collective calls in the same order, on "
+                                    "results of the same map_blocks call, with the same on_error.");
+    }
+
+    // agree() for a collective without flags: throws on a mismatch. Collective.
+    void agree_on_call(collective kind, std::uint64_t call, std::uint64_t blocks, long long detail) {
+        (void)agree(kind, call, blocks, detail);
     }
 
     // Every rank learns the lowest failing block, its rank and its message. Collective.
@@ -394,6 +490,7 @@ private:
     mpi_schedule schedule_;
     Local local_;
     std::unique_ptr<block_counter> progress_;
+    std::uint64_t calls_ = 0;  // map_blocks calls so far, the same on every rank
 };
 
 }  // namespace detail

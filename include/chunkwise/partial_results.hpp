@@ -6,6 +6,7 @@
 #include <chunkwise/stats.hpp>
 
 #include <cstddef>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -69,6 +70,13 @@ public:
     /// Positions (in the range given to map_blocks) of the failed blocks, ascending.
     [[nodiscard]] const std::vector<std::size_t>& failed_positions() const noexcept { return failed_positions_; }
 
+    /// The number of the map_blocks call that produced these results on a distributed policy
+    /// (1 for its first call on that policy; 0 without MPI or for results built by hand). Every
+    /// collective checks that all ranks pass results of the same call.
+    [[nodiscard]] std::uint64_t call_id() const noexcept { return call_id_; }
+    /// Set by map_blocks; see call_id().
+    void set_call_id(std::uint64_t id) noexcept { call_id_ = id; }
+
     /// True when map_blocks ran fail-fast and returned: then every rank holds all of its blocks
     /// (a failure anywhere would have thrown everywhere), which lets an MPI gather skip a check.
     [[nodiscard]] bool complete_everywhere() const noexcept { return complete_everywhere_; }
@@ -90,6 +98,7 @@ private:
     std::vector<failure> failures_;
     std::vector<std::size_t> failed_positions_;
     bool complete_everywhere_ = false;
+    std::uint64_t call_id_ = 0;
 };
 
 }  // namespace chunkwise

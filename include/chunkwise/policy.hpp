@@ -12,6 +12,7 @@
 #include <concepts>
 #include <cstddef>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace chunkwise {
@@ -34,8 +35,10 @@ concept execution_policy = requires(Policy& p, const Policy& cp, detail::probe_b
 };
 
 /// An execution policy across MPI ranks: it names every collective hook that map_blocks,
-/// gather, reduce, all_gather, all_reduce, gather_failures and gather_stats use (each called by every rank
-/// together), plus `size()` (ranks) and `communicator()`. gather and friends dispatch on this
+/// gather, reduce, all_gather, all_reduce, gather_failures, gather_stats and h5::write_blocks
+/// use (each called by every rank together; each starts by checking that every rank makes the
+/// same call on results of the same map_blocks call), plus `size()` (ranks) and
+/// `communicator()`. gather and friends dispatch on this
 /// concept; serial_policy and thread_policy do not satisfy it.
 template <class Policy>
 concept distributed_policy =
@@ -47,12 +50,15 @@ concept distributed_policy =
         { detail::policy_access::gather_results(p, r) } -> std::same_as<std::vector<double>>;
         { detail::policy_access::all_gather_results(p, r) } -> std::same_as<std::vector<double>>;
         { detail::policy_access::reduce_results(p, r, op) } -> std::same_as<std::optional<double>>;
+        { detail::policy_access::all_reduce_results(p, r, op) } -> std::same_as<double>;
+        detail::policy_access::agree_on_call(p, detail::collective::write_blocks, n, n);
         { detail::policy_access::gather_failures(p, cr) } -> std::same_as<std::vector<failure>>;
         detail::policy_access::broadcast_value(p, value);
         { detail::policy_access::gather_stats(p, stats) } -> std::same_as<std::vector<run_stats>>;
-        detail::policy_access::begin_progress(p, true);
+        { detail::policy_access::begin_map_blocks(p, n, on_error::fail_fast, true, std::string()) }
+            -> std::same_as<detail::call_start>;
         { detail::policy_access::add_progress(p, n) } -> std::convertible_to<std::size_t>;
-        detail::policy_access::end_progress(p);
+        detail::policy_access::end_map_blocks(p);
     };
 
 }  // namespace chunkwise

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <exception>
 #include <functional>
 #include <string>
@@ -30,7 +31,41 @@ struct failure_record {
 struct exec_result {
     run_stats stats;
     std::vector<failure_record> failures;  // sorted by index
+    std::uint64_t call = 0;                // distributed policies: the number of this map_blocks call
 };
+
+/// The collective calls of distributed policies. Each starts with an agreement in which every
+/// rank says which it is making, on the results of which map_blocks call, of how many blocks.
+enum class collective : long long {
+    map_blocks = 1,
+    gather,
+    all_gather,
+    reduce,
+    all_reduce,
+    gather_failures,
+    gather_stats,
+    write_blocks,
+};
+
+/// What every rank learnt when a map_blocks call began on a distributed policy.
+struct call_start {
+    std::uint64_t call = 0;  // the number of this map_blocks call
+    bool progress = false;   // some rank asked for progress: the root draws it for the whole run
+};
+
+inline const char* collective_name(long long kind) {
+    switch (static_cast<collective>(kind)) {
+        case collective::map_blocks: return "map_blocks";
+        case collective::gather: return "gather";
+        case collective::all_gather: return "all_gather";
+        case collective::reduce: return "reduce";
+        case collective::all_reduce: return "all_reduce";
+        case collective::gather_failures: return "gather_failures";
+        case collective::gather_stats: return "gather_stats";
+        case collective::write_blocks: return "h5::write_blocks";
+    }
+    return "an unknown collective";
+}
 
 /// The text of an in-flight exception, for messages that cross threads and ranks.
 inline std::string describe_exception(const std::exception_ptr& e) {

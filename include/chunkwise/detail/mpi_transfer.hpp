@@ -3,13 +3,17 @@
 // tensor types (xtensor-like: shape(), data(), size(), R::from_shape) travel as raw element
 // buffers through MPI_Gatherv / MPI_Bcast, with a small header of uint64 per value (vector
 // length, tensor shape). Transfers above max_message_bytes (MPI counts are int) go as several
-// point-to-point messages instead. Every other type travels through Boost.Serialization.
+// point-to-point messages instead. Every other type is packed with Boost.Serialization (Boost.MPI's
+// packed archives) into bytes that travel the same raw way, so serialized transfers are split
+// above INT_MAX too.
 
 #include <chunkwise/detail/value_kinds.hpp>
 
 #include <boost/mpi/collectives.hpp>
 #include <boost/mpi/communicator.hpp>
 #include <boost/mpi/datatype.hpp>
+#include <boost/mpi/packed_iarchive.hpp>
+#include <boost/mpi/packed_oarchive.hpp>
 #include <boost/serialization/string.hpp>   // results of these types travel without extra includes
 #include <boost/serialization/utility.hpp>
 #include <boost/serialization/vector.hpp>
@@ -212,6 +216,35 @@ void broadcast_raw(const boost::mpi::communicator& comm, std::vector<T>& buf, in
     }
 }
 
+/// `values` serialized (Boost.Serialization through Boost.MPI's packed archive) into bytes.
+template <class R>
+std::vector<char> pack_values(const boost::mpi::communicator& comm, const std::vector<R>& values) {
+    boost::mpi::packed_oarchive out(comm);
+    const std::uint64_t n = values.size();
+    out << n;
+    for (const R& v : values) out << v;
+    const char* begin = static_cast<const char*>(out.address());
+    return std::vector<char>(begin, begin + out.size());
+}
+
+/// The values pack_values made of `size` bytes at `data`.
+template <class R>
+std::vector<R> unpack_values(const boost::mpi::communicator& comm, const char* data, std::size_t size) {
+    boost::mpi::packed_iarchive in(comm);
+    in.resize(size);
+    if (size > 0) std::memcpy(in.address(), data, size);
+    std::uint64_t n = 0;
+    in >> n;
+    std::vector<R> out;
+    out.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(n, size)));
+    for (std::uint64_t i = 0; i < n; ++i) {
+        R v{};
+        in >> v;
+        out.push_back(std::move(v));
+    }
+    return out;
+}
+
 /// Every rank's values on root, concatenated in rank order; empty elsewhere. Collective.
 /// Raw types are sent without copying where a rank holds one value (or arithmetic values), and
 /// arithmetic values arrive without a decoding copy.
@@ -330,10 +363,18 @@ std::vector<R> gather_values(const boost::mpi::communicator& comm, std::vector<R
             }
         }
     } else {
-        std::vector<std::vector<R>> per_rank;
-        boost::mpi::gather(comm, values, per_rank, root);
-        for (auto& part : per_rank) {
-            for (auto& v : part) out.push_back(std::move(v));
+        // Serialized: every rank packs its values into bytes; the bytes travel raw (split above
+        // INT_MAX); the root unpacks each rank's part.
+        const std::vector<char> bytes = pack_values(comm, values);
+        std::vector<std::uint64_t> counts;
+        const std::vector<char> all = gather_raw<char>(comm, bytes, root, counts);
+        if (comm.rank() == root) {
+            std::size_t at = 0;
+            for (std::uint64_t count : counts) {
+                std::vector<R> part = unpack_values<R>(comm, all.data() + at, static_cast<std::size_t>(count));
+                for (auto& v : part) out.push_back(std::move(v));
+                at += static_cast<std::size_t>(count);
+            }
         }
     }
     return out;
@@ -391,7 +432,10 @@ void broadcast_values(const boost::mpi::communicator& comm, std::vector<R>& valu
             for (std::uint64_t i = 0; i < count; ++i) values.push_back(codec::decode(h, d));
         }
     } else {
-        boost::mpi::broadcast(comm, values, root);
+        std::vector<char> bytes;
+        if (comm.rank() == root) bytes = pack_values(comm, values);
+        broadcast_raw(comm, bytes, root);
+        if (comm.rank() != root) values = unpack_values<R>(comm, bytes.data(), bytes.size());
     }
 }
 

@@ -7,6 +7,8 @@
 #include <chunkwise/detail/execute.hpp>
 
 #include <cstddef>
+#include <cstdint>
+#include <string>
 
 namespace chunkwise::detail {
 
@@ -39,6 +41,15 @@ struct policy_access {
     static auto reduce_results(P& p, Results& r, Op& op) -> decltype(p.reduce_results(r, op)) {
         return p.reduce_results(r, op);
     }
+    template <class P, class Results, class Op>
+    static auto all_reduce_results(P& p, Results& r, Op& op) -> decltype(p.all_reduce_results(r, op)) {
+        return p.all_reduce_results(r, op);
+    }
+    template <class P>
+    static auto agree_on_call(P& p, collective kind, std::uint64_t call, std::uint64_t blocks)
+        -> decltype(p.agree_on_call(kind, call, blocks, 0)) {
+        return p.agree_on_call(kind, call, blocks, 0);
+    }
     template <class P, class Results>
     static auto gather_failures(P& p, const Results& r) -> decltype(p.gather_failures(r)) {
         return p.gather_failures(r);
@@ -52,16 +63,17 @@ struct policy_access {
         return p.gather_stats(s);
     }
     template <class P>
-    static auto begin_progress(P& p, bool on) -> decltype(p.begin_progress(on)) {
-        return p.begin_progress(on);
+    static auto begin_map_blocks(P& p, std::size_t n, on_error mode, bool progress, const std::string& problem)
+        -> decltype(p.begin_map_blocks(n, mode, progress, problem)) {
+        return p.begin_map_blocks(n, mode, progress, problem);
     }
     template <class P>
     static auto add_progress(P& p, std::size_t delta) -> decltype(p.add_progress(delta)) {
         return p.add_progress(delta);
     }
     template <class P>
-    static auto end_progress(P& p) -> decltype(p.end_progress()) {
-        return p.end_progress();
+    static auto end_map_blocks(P& p) -> decltype(p.end_map_blocks()) {
+        return p.end_map_blocks();
     }
 };
 

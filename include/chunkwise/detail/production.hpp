@@ -33,32 +33,37 @@ public:
 
     production_run(Policy& policy, const std::filesystem::path& checkpoint, const std::filesystem::path& log,
                    bool progress, std::size_t total)
-        : policy_(policy), caller_(std::this_thread::get_id()), progress_(progress) {
+        : policy_(policy), caller_(std::this_thread::get_id()), wanted_(progress), total_(total) {
         if (!checkpoint.empty()) {
             if constexpr (checkpointable<Result>) {
-                store_.emplace(checkpoint);
-                type_name_ = checkpoint_traits<Result>::type_name();
+                set_up([&] {
+                    store_.emplace(checkpoint, policy.rank());
+                    type_name_ = checkpoint_traits<Result>::type_name();
+                });
             } else {
                 throw std::invalid_argument(
                     "[chunkwise.checkpoint] the block function's result type has no checkpoint_traits "
                     "specialization; specialize chunkwise::checkpoint_traits<R> (see <chunkwise/checkpoint.hpp>)");
             }
         }
-        if constexpr (distributed) {
-            // Collective on every rank, whatever each rank asked for: progress is drawn (by the
-            // root) when any rank asked for it.
-            progress_ = policy_access::begin_progress(policy_, progress);
-            progress_begun_ = true;
-        }
-        if (!log.empty() || progress_) reporter_.emplace(log, progress_, total, policy.rank(), policy.is_root());
-        logging_ = reporter_ && reporter_->logging();
+        if (!log.empty()) set_up([&] { reporter_.emplace(log, false, total, policy.rank(), policy.is_root()); });
     }
     production_run(const production_run&) = delete;
     production_run& operator=(const production_run&) = delete;
-    ~production_run() {
-        if constexpr (distributed) {
-            if (progress_begun_) policy_access::end_progress(policy_);  // collective: every rank gets here
+
+    /// Whether this process asked for progress.
+    [[nodiscard]] bool progress_wanted() const noexcept { return wanted_; }
+    /// What failed while setting up (log, checkpoint folder) under MPI, agreed before any block.
+    [[nodiscard]] const std::string& problem() const noexcept { return problem_; }
+
+    /// Starts the run; `progress`: draw progress (under MPI: some rank asked for it).
+    void begin(bool progress) {
+        progress_ = progress;
+        if (progress_) {
+            if (!reporter_) reporter_.emplace(std::filesystem::path(), true, total_, policy_.rank(), policy_.is_root());
+            reporter_->set_progress(true);
         }
+        logging_ = reporter_ && reporter_->logging();
     }
 
     void start(std::size_t n, std::size_t workers) {
@@ -179,11 +184,28 @@ private:
         }
     }
 
+    // Runs one set-up step: under MPI a failure becomes problem() (all ranks then agree and throw
+    // it together); otherwise it is thrown here.
+    template <class Step>
+    void set_up(Step&& step) {
+        if constexpr (distributed) {
+            try {
+                step();
+            } catch (const std::exception& e) {
+                if (problem_.empty()) problem_ = e.what();
+            }
+        } else {
+            step();
+        }
+    }
+
     Policy& policy_;
     std::thread::id caller_;
+    bool wanted_ = false;
+    std::size_t total_ = 0;
     bool progress_ = false;
-    bool progress_begun_ = false;
     bool logging_ = false;
+    std::string problem_;
     std::optional<checkpoint_store> store_;
     std::string type_name_;
     std::optional<run_reporter> reporter_;

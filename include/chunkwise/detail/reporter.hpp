@@ -41,7 +41,7 @@ public:
     /// \param log file to append lines to (empty: none); \param progress draw progress;
     /// \param show_progress this process draws it (the root under MPI)
     run_reporter(const std::filesystem::path& log, bool progress, std::size_t total, int rank, bool show_progress)
-        : total_(total), rank_(rank), progress_(progress && show_progress), start_(clock_type::now()) {
+        : total_(total), rank_(rank), progress_(progress && show_progress), show_(show_progress), start_(clock_type::now()) {
         if (!log.empty()) {
             fd_ = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
             if (fd_ < 0) throw error("[chunkwise.log] cannot open " + log.string() + ": " + std::strerror(errno));
@@ -55,6 +55,12 @@ public:
     }
 
     [[nodiscard]] bool logging() const noexcept { return fd_ >= 0; }
+
+    /// Turns the progress line on or off (drawn only where show_progress was given).
+    void set_progress(bool on) {
+        progress_ = on && show_;
+        tty_ = progress_ && ::isatty(2) != 0;
+    }
 
     /// One log line: "TIME [rank R] TEXT".
     void line(const std::string& text) {
@@ -105,6 +111,7 @@ private:
     std::size_t total_;
     int rank_;
     bool progress_;
+    bool show_;
     bool tty_ = false;
     int fd_ = -1;
     std::mutex mutex_;

@@ -118,6 +118,11 @@ void write_blocks(Policy& policy, const std::filesystem::path& file, const std::
                   "chunkwise::h5::write_blocks: block results must be arrays or vectors of an arithmetic type");
     const std::string f = file.string();
     const std::string p = detail::normalize_path(path);
+    if constexpr (distributed_policy<Policy>) {
+        // Every rank is writing the results of the same map_blocks call, or every rank throws.
+        chunkwise::detail::policy_access::agree_on_call(policy, chunkwise::detail::collective::write_blocks,
+                                                        results.call_id(), results.total_blocks());
+    }
 #if defined(CHUNKWISE_HDF5_PARALLEL)
     if constexpr (distributed_policy<Policy>) {
         MPI_Comm comm = policy.communicator();

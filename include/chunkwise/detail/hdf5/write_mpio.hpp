@@ -5,6 +5,7 @@
 // HDF5 call, and every collective step's outcome is agreed before the next: all ranks throw the
 // same h5::error, none waits forever in a collective the others left.
 #include <chunkwise/detail/hdf5/create.hpp>
+#include <chunkwise/detail/mpi_agree.hpp>
 #include <chunkwise/detail/hdf5/library.hpp>
 #include <chunkwise/detail/hdf5/types.hpp>
 #include <chunkwise/hdf5/error.hpp>
@@ -24,22 +25,6 @@
 
 namespace chunkwise::h5::detail {
 
-/// "" when no rank has a problem; else the lowest such rank's problem, on every rank. Collective.
-inline std::string agree_on_problem(MPI_Comm comm, const std::string& mine) {
-    int rank = 0;
-    MPI_Comm_rank(comm, &rank);
-    const int me = mine.empty() ? INT_MAX : rank;
-    int lowest = INT_MAX;
-    MPI_Allreduce(&me, &lowest, 1, MPI_INT, MPI_MIN, comm);
-    if (lowest == INT_MAX) return {};
-    unsigned long long length = rank == lowest ? mine.size() : 0;
-    MPI_Bcast(&length, 1, MPI_UNSIGNED_LONG_LONG, lowest, comm);
-    std::string text(static_cast<std::size_t>(length), '\0');
-    if (rank == lowest) text = mine;
-    MPI_Bcast(text.data(), static_cast<int>(length), MPI_CHAR, lowest, comm);
-    return text + (text.find("(rank ") == std::string::npos ? " (rank " + std::to_string(lowest) + ")" : "");
-}
-
 template <class T, class R>
 void write_blocks_collective(MPI_Comm comm, const std::string& f, const std::string& p, partial_results<R>& results,
                              write_options opt) {
@@ -47,7 +32,7 @@ void write_blocks_collective(MPI_Comm comm, const std::string& f, const std::str
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
     auto fail_if = [&](const std::string& mine) {
-        const std::string agreed = agree_on_problem(comm, mine);
+        const std::string agreed = chunkwise::detail::agree_on_problem(comm, mine);
         if (!agreed.empty()) throw error(f, p, "write_blocks: " + agreed);
     };
 
@@ -149,7 +134,7 @@ void write_blocks_collective(MPI_Comm comm, const std::string& f, const std::str
         throw error(f, p, "write_blocks: " + why);
     };
     auto step = [&](bool ok, const std::string& what) {
-        const std::string agreed = agree_on_problem(comm, ok ? std::string() : what + ": " + last_error());
+        const std::string agreed = chunkwise::detail::agree_on_problem(comm, ok ? std::string() : what + ": " + last_error());
         if (!agreed.empty()) abandon(agreed);
     };
 
