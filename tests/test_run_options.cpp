@@ -265,6 +265,23 @@ TEST_CASE("checkpoint: corrupt, torn and stray records are never used", "[run_op
     calls = 0;
     (void)chunkwise::map_blocks(serial, blocks, fn, opt);  // the new records came after the damage
     REQUIRE(calls.load() == 0);
+    // A run killed in the middle of a large record leaves its start; the next run appends after
+    // it. The torn record's length must not swallow what was appended after it.
+    {
+        std::string torn = "cwCKrec1";
+        const std::uint64_t fields[4] = {20, 1 << 20, ~std::uint64_t{0} >> 1, 0};
+        torn.append(reinterpret_cast<const char*>(fields), sizeof fields);
+        torn += "type=x\nkey=99\nblock=\n";
+        torn += std::string(500, 'p');
+        std::ofstream(log, std::ios::binary | std::ios::app) << torn;
+    }
+    const auto more = chunkwise::partition(40, parts{8});
+    calls = 0;
+    (void)chunkwise::map_blocks(serial, more, fn, opt);
+    REQUIRE(calls.load() == 8);
+    calls = 0;
+    (void)chunkwise::map_blocks(serial, more, fn, opt);
+    REQUIRE(calls.load() == 0);
     fs::remove_all(dir);
 }
 

@@ -1,12 +1,17 @@
-// What checkpointing costs: map_blocks with run_options::checkpoint against the same run without,
-// blocks that each compute for T ms and return 1 MiB (131072 doubles). Also the resume: every
-// block loaded from the checkpoint.
+// What checkpointing costs: map_blocks with run_options::checkpoint against the same run without.
 //
 //   bench_checkpoint [--dir DIR] [--blocks N] [--threads N] [--compute-ms 0,10,50] [--repeats R]
+//                    [--small 100000,1000000]
 //
+// Large results: --blocks blocks that each compute for T ms and return 1 MiB (131072 doubles).
 // Per T: median wall time without and with checkpoints, the overhead per block (µs), the
-// checkpoint write rate (MB/s of results, fsync included), the overhead in percent, and the
+// checkpoint write rate (MB/s of results, syncs included), the overhead in percent, and the
 // resume's load rate.
+// Many small results (--small): N blocks of 24 bytes (3 doubles) each, no compute: time per
+// block without and with checkpoints, files the checkpoint created, bytes it wrote, and the
+// resume (every block loaded).
+#include "../common/cli.hpp"
+
 #include <chunkwise/chunkwise.hpp>
 
 #include <algorithm>
@@ -23,30 +28,79 @@ namespace {
 
 using clock_type = std::chrono::steady_clock;
 
-std::string arg(int argc, char** argv, const char* name, const std::string& fallback) {
-    for (int i = 1; i + 1 < argc; ++i) {
-        if (std::strcmp(argv[i], name) == 0) return argv[i + 1];
-    }
-    return fallback;
-}
-
 double median(std::vector<double> v) {
     std::sort(v.begin(), v.end());
     return v[v.size() / 2];
 }
 
+/// Files and bytes under `dir`.
+std::pair<std::size_t, std::uintmax_t> footprint(const std::filesystem::path& dir) {
+    std::size_t files = 0;
+    std::uintmax_t bytes = 0;
+    for (const auto& e : std::filesystem::recursive_directory_iterator(dir)) {
+        if (e.is_regular_file()) {
+            ++files;
+            bytes += e.file_size();
+        }
+    }
+    return {files, bytes};
+}
+
+/// The small-block table: N blocks of 24 bytes each.
+int small_blocks(const std::filesystem::path& dir, const std::vector<std::size_t>& counts, std::size_t threads, int repeats) {
+    chunkwise::thread_policy pool(threads);
+    auto fn = [](const chunkwise::block& b) {
+        const double x = static_cast<double>(b.index);
+        return std::vector<double>{x, x * 0.5, x * 0.25};
+    };
+    std::printf("# blocks of 24 bytes of results on %zu threads, median of %d\n", threads, repeats);
+    std::printf("%10s %14s %14s %10s %14s %14s %16s\n", "blocks", "plain_us/blk", "ckpt_us/blk", "files", "bytes_written",
+                "bytes/block", "resume_us/blk");
+    for (const std::size_t n : counts) {
+        const auto blocks = chunkwise::partition(n, chunkwise::parts{n});
+        std::vector<double> plain, with, resume;
+        std::pair<std::size_t, std::uintmax_t> disk{};
+        for (int r = 0; r < repeats; ++r) {
+            auto t0 = clock_type::now();
+            (void)chunkwise::map_blocks(pool, blocks, fn);
+            plain.push_back(std::chrono::duration<double>(clock_type::now() - t0).count());
+            std::filesystem::remove_all(dir);
+            chunkwise::run_options opt;
+            opt.checkpoint = dir;
+            t0 = clock_type::now();
+            (void)chunkwise::map_blocks(pool, blocks, fn, opt);
+            with.push_back(std::chrono::duration<double>(clock_type::now() - t0).count());
+            disk = footprint(dir);
+            t0 = clock_type::now();
+            auto loaded = chunkwise::map_blocks(pool, blocks, fn, opt);
+            resume.push_back(std::chrono::duration<double>(clock_type::now() - t0).count());
+            if (loaded.stats().from_checkpoint != n) {
+                std::fprintf(stderr, "bench_checkpoint: the resume loaded %zu of %zu blocks\n", loaded.stats().from_checkpoint, n);
+                return 1;
+            }
+        }
+        const double per = 1e6 / static_cast<double>(n);
+        std::printf("%10zu %14.3f %14.3f %10zu %14ju %14.1f %16.3f\n", n, median(plain) * per, median(with) * per,
+                    disk.first, disk.second, static_cast<double>(disk.second) / static_cast<double>(n),
+                    median(resume) * per);
+    }
+    std::filesystem::remove_all(dir);
+    return 0;
+}
+
 }  // namespace
 
-int main(int argc, char** argv) {
+int main(int argc, char** argv) try {
+    bench_cli::args a(argc, argv, 1, {"dir", "blocks", "threads", "repeats", "compute-ms", "small"}, {});
     const std::filesystem::path dir =
-        std::filesystem::path(arg(argc, argv, "--dir", std::filesystem::temp_directory_path().string())) /
-        "chunkwise-bench-checkpoint";
-    const std::size_t n = std::stoul(arg(argc, argv, "--blocks", "32"));
-    const std::size_t threads = std::stoul(arg(argc, argv, "--threads", "2"));
-    const int repeats = std::stoi(arg(argc, argv, "--repeats", "3"));
+        std::filesystem::path(a.text("dir", std::filesystem::temp_directory_path().string())) / "chunkwise-bench-checkpoint";
+    const std::size_t n = a.count("blocks", 32, 1);
+    const std::size_t threads = a.count("threads", 2, 1);
+    const int repeats = static_cast<int>(a.count("repeats", 3, 1));
+    if (a.has("small")) return small_blocks(dir, a.counts("small", {}, 1), threads, repeats);
     std::vector<double> compute_ms;
     {
-        std::stringstream ss(arg(argc, argv, "--compute-ms", "0,10,50"));
+        std::stringstream ss(a.text("compute-ms", "0,10,50"));
         for (std::string t; std::getline(ss, t, ',');) compute_ms.push_back(std::stod(t));
     }
     constexpr std::size_t values = (1 << 20) / sizeof(double);  // 1 MiB of results per block
@@ -97,4 +151,7 @@ int main(int argc, char** argv) {
                     extra > 0 ? mib / extra : 0.0, 100.0 * (b - a) / a, mib / c);
     }
     std::filesystem::remove_all(dir);
+} catch (const std::exception& e) {
+    std::fprintf(stderr, "bench_checkpoint: %s\n", e.what());
+    return 2;
 }

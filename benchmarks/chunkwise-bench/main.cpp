@@ -10,7 +10,7 @@
 // (/rmsd, float64). Started by an MPI launcher (mpiexec, srun), rmsd and synthetic run across
 // the ranks, --threads then counting threads per rank (mpi_policy for 1, hybrid_policy above);
 // benchmarks/scale-mpi.sh runs one launch per rank count and merges them. docs/scaling.md.
-#include "cli.hpp"
+#include "../common/cli.hpp"
 #include "h5md.hpp"
 #include "qcp.hpp"
 

@@ -9,6 +9,7 @@
 #include <chunkwise/error.hpp>
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -321,10 +322,13 @@ public:
     /// Distinct blocks with a valid record when the store opened.
     [[nodiscard]] std::size_t records() const noexcept { return index_.size(); }
 
-    /// The number of distinct blocks with a valid record in the folder `dir` (for tests: reads only).
+    /// The number of distinct blocks a resume would load from the folder `dir`: their newest
+    /// record is whole and its checksum holds (for tests: reads only, writes nothing).
     [[nodiscard]] static std::size_t count(const std::filesystem::path& dir) {
         checkpoint_store reader(dir);
-        return reader.index_.size();
+        std::size_t n = 0;
+        for (const auto& [key, e] : reader.index_) n += reader.verify(e.file, e.offset, e.length) ? 1 : 0;
+        return n;
     }
 
 private:
@@ -389,36 +393,133 @@ private:
         return at + 40 + static_cast<std::size_t>(f[0] + f[1]);
     }
 
-    // Indexes every valid record of one log (the newest per key wins across logs).
+    // Reads a log through a window, so that indexing touches record headers only: payloads are
+    // skipped (a log of large results is not read at open) and checked when loaded.
+    class window {
+    public:
+        window(int fd, std::uint64_t size) : fd_(fd), size_(size), buf_(std::size_t{1} << 20) {}
+        // Bytes [pos, pos + n) (n at most the window), or null where the file ends first.
+        const char* at(std::uint64_t pos, std::size_t n) {
+            if (n > buf_.size() || pos + n > size_) return nullptr;
+            if (pos < start_ || pos + n > start_ + len_) {
+                start_ = pos;
+                len_ = 0;
+                while (len_ < buf_.size() && start_ + len_ < size_) {
+                    const ssize_t got = ::pread(fd_, buf_.data() + len_, buf_.size() - len_, static_cast<off_t>(start_ + len_));
+                    if (got <= 0) break;
+                    len_ += static_cast<std::size_t>(got);
+                }
+                if (pos + n > start_ + len_) return nullptr;
+            }
+            return buf_.data() + (pos - start_);
+        }
+        // The first "cwCKrec1" at or after pos, or the file's size.
+        std::uint64_t find_magic(std::uint64_t pos) {
+            while (pos + 8 <= size_) {
+                const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(buf_.size(), size_ - pos));
+                const char* p = at(pos, n);
+                if (p == nullptr) break;
+                const std::string_view view(p, n);
+                const std::size_t hit = view.find("cwCKrec1");
+                if (hit != std::string_view::npos) return pos + hit;
+                if (n < 8) break;
+                pos += n - 7;  // the magic may straddle windows
+            }
+            return size_;
+        }
+
+    private:
+        int fd_;
+        std::uint64_t size_, start_ = 0;
+        std::size_t len_ = 0;
+        std::vector<char> buf_;
+    };
+
+    // Indexes every record of one log whose header is whole (the newest per key wins across
+    // logs); a torn or damaged header makes the scan resynchronise on the next record.
     void scan(const std::filesystem::path& path) {
         const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
         if (fd < 0) return;
-        std::string data;
-        char buf[1 << 16];
-        for (ssize_t got; (got = ::read(fd, buf, sizeof buf)) > 0;) data.append(buf, static_cast<std::size_t>(got));
+        struct stat st {};
+        if (::fstat(fd, &st) != 0) {
+            ::close(fd);
+            return;
+        }
+        const auto size = static_cast<std::uint64_t>(st.st_size);
         const auto file = static_cast<std::uint32_t>(files_.size());
         files_.push_back({path, fd});
-        std::size_t at = 0;
-        while (at < data.size()) {
-            std::string_view header, payload;
-            std::uint64_t sequence = 0;
-            const std::size_t end = parse(data, at, header, payload, sequence);
-            if (end == 0) {  // torn or corrupt: resynchronise on the next record
-                const std::size_t next = data.find("cwCKrec1", at + 1);
-                if (next == std::string::npos) break;
-                at = next;
+        window w(fd, size);
+        std::uint64_t at = 0, last_start = 0, last_end = 0;
+        while (at + 40 <= size) {
+            const char* fixed = w.at(at, 40);
+            std::uint64_t f[4];
+            bool ok = fixed != nullptr && std::memcmp(fixed, "cwCKrec1", 8) == 0;
+            if (ok) {
+                std::memcpy(f, fixed + 8, sizeof f);
+                const std::uint64_t room = size - at - 40;
+                ok = f[0] <= (std::uint64_t{1} << 20) && f[0] <= room && f[1] <= room - f[0];
+            }
+            const char* header = ok ? w.at(at + 40, static_cast<std::size_t>(f[0])) : nullptr;
+            std::string_view key;
+            if (header != nullptr) {
+                const std::string_view h(header, static_cast<std::size_t>(f[0]));
+                const std::size_t k = h.find("\nkey=");
+                const std::size_t e = k == std::string_view::npos ? k : h.find('\n', k + 5);
+                if (h.rfind("type=", 0) == 0 && e != std::string_view::npos && h.back() == '\n') {
+                    key = h.substr(k + 5, e - k - 5);
+                } else {
+                    header = nullptr;
+                }
+            }
+            if (header == nullptr) {  // torn or damaged: resynchronise on the next record
+                at = w.find_magic(at + 1);
                 continue;
             }
-            const std::size_t k = header.find("\nkey=");
-            const std::size_t e = k == std::string_view::npos ? k : header.find('\n', k + 5);
-            if (e != std::string_view::npos) {
-                const std::string_view key = header.substr(k + 5, e - k - 5);
-                entry& slot = index_[checksum(key.data(), key.size())];
-                if (sequence >= slot.sequence) slot = entry{file, at, end - at, sequence};
-            }
+            const std::uint64_t end = at + 40 + f[0] + f[1];
+            entry& slot = index_[checksum(key.data(), key.size())];
+            if (f[2] >= slot.sequence) slot = entry{file, at, end - at, f[2]};
+            last_start = at;
+            last_end = end;
             at = end;
         }
-        if (path == log_path(rank_)) own_size_ = data.size();
+        if (path == log_path(rank_)) {
+            own_size_ = static_cast<std::size_t>(size);
+            cut_torn_tail(file, size, last_start, last_end);
+        }
+    }
+
+    // A record is torn only at the end of a log, where its writer died mid-write. Before this rank
+    // appends to its log again, such a tail (or stray bytes after the last record) is cut off:
+    // otherwise the torn record's length could swallow the records appended after it.
+    void cut_torn_tail(std::uint32_t file, std::uint64_t size, std::uint64_t last_start, std::uint64_t last_end) {
+        std::uint64_t good = last_end;
+        if (last_end > last_start && !verify(file, last_start, last_end - last_start)) {
+            good = last_start;
+            for (auto it = index_.begin(); it != index_.end(); ++it) {
+                if (it->second.file == file && it->second.offset == last_start) {
+                    index_.erase(it);
+                    break;
+                }
+            }
+        }
+        if (good < size && ::truncate(files_[file].path.c_str(), static_cast<off_t>(good)) == 0) {
+            own_size_ = static_cast<std::size_t>(good);
+        }
+    }
+
+    // The record at `offset` of `file` is whole and its checksum holds.
+    [[nodiscard]] bool verify(std::uint32_t file, std::uint64_t offset, std::uint64_t length) const {
+        std::string record(static_cast<std::size_t>(length), '\0');
+        std::size_t done = 0;
+        while (done < record.size()) {
+            const ssize_t got = ::pread(files_[file].fd, record.data() + done, record.size() - done,
+                                        static_cast<off_t>(offset + done));
+            if (got <= 0) return false;
+            done += static_cast<std::size_t>(got);
+        }
+        std::string_view header, payload;
+        std::uint64_t sequence = 0;
+        return parse(record, 0, header, payload, sequence) == record.size();
     }
 
     // Rewrites this rank's log with only its records that are still the newest for their key,
