@@ -177,6 +177,23 @@ TEST_CASE("a contiguous dataset reached through an external link is read from th
     std::filesystem::remove_all(dir);
 }
 
+TEST_CASE("unshuffle inverts shuffle for every element size and every tail length", "[hdf5][valid]") {
+    // The vectorised element sizes (2, 4, 8) take 16 elements at a time: lengths around
+    // multiples of 16 elements, with bytes past the last whole element, check the seams.
+    for (const std::size_t elem : {1u, 2u, 3u, 4u, 5u, 8u, 16u}) {
+        for (std::size_t bytes = 0; bytes <= 40 * elem + 7; ++bytes) {
+            std::vector<unsigned char> raw(bytes);
+            for (std::size_t i = 0; i < bytes; ++i) raw[i] = static_cast<unsigned char>(i * 37 + elem);
+            const auto stored = shuffled(raw, elem);
+            std::vector<unsigned char> back(bytes + 1, 0xAB);  // one guard byte
+            h5::detail::unshuffle(stored.data(), back.data(), bytes, elem);
+            INFO("element size " << elem << ", " << bytes << " bytes");
+            REQUIRE(std::equal(raw.begin(), raw.end(), back.begin()));
+            REQUIRE(back[bytes] == 0xAB);
+        }
+    }
+}
+
 TEST_CASE("shuffle unshuffles by the filter's own element size; impossible sizes are h5::error", "[hdf5][valid]") {
     const auto dir = test::scratch("shuffle-param");
     for (const unsigned param : {1u, 2u, 3u, 4u, 8u, 1000u}) {

@@ -4,6 +4,7 @@
 //   chunkwise-bench rmsd --file FILE.h5 --threads 1,2,4 --repeats R --out DIR
 //   chunkwise-bench synthetic --serial-fraction S --threads 1,2 --repeats R --out DIR
 //   chunkwise-bench merge --out DIR RUN_DIR...
+//   chunkwise-bench read --file FILE.h5 --threads 1,2 --repeats R [--json]
 //
 // rmsd and synthetic write DIR/scaling.json, DIR/scaling.csv, DIR/speedup.png, DIR/phases.png
 // and print the table; rmsd also writes the per-frame RMSD of its last repeat to DIR/rmsd.h5
@@ -12,7 +13,8 @@
 // benchmarks/scale-mpi.sh runs one launch per rank count and merges them. docs/scaling.md.
 #include "../common/cli.hpp"
 #include "h5md.hpp"
-#include "qcp.hpp"
+#include "read.hpp"
+#include "rmsd_workload.hpp"
 
 #include <chunkwise/bench/plot.hpp>
 #include <chunkwise/bench/scaling.hpp>
@@ -54,6 +56,8 @@ constexpr const char* usage =
     "  chunkwise-bench synthetic --serial-fraction S [--seconds 0.4] [--blocks 64] [--threads 1,2] [--repeats 3]\n"
     "                            [--warmup 1] --out DIR [--mode threads|mpi]\n"
     "  chunkwise-bench merge --out DIR RUN_DIR...\n"
+    "  chunkwise-bench read --file FILE.h5 [--dataset PATH] [--threads 1,2] [--repeats 3] [--every 200]\n"
+    "                       [--block-mib 4] [--big-block-mib 128] [--json]\n"
     "Under mpiexec/srun (or --mode mpi) rmsd and synthetic run across ranks; --threads is then per rank.\n";
 
 /// True when an MPI launcher started this process (then MPI is initialised).
@@ -110,51 +114,6 @@ int cmd_generate(int argc, char** argv) {
 }
 
 // ---- rmsd: the reference workload ----
-
-/// RMSD of every frame to frame 0 after optimal superposition, over every `every`-th atom.
-class rmsd_workload {
-public:
-    rmsd_workload(const fs::path& file, const std::string& path, std::size_t every, std::size_t block_bytes)
-        : ds_(file, path) {
-        const auto shape = ds_.shape();
-        if (ds_.rank() != 3 || shape[2] != 3) {
-            throw std::invalid_argument(file.string() + ":" + path + " has shape " +
-                                        chunkwise::h5::detail::shape_text(shape) + ", not (frames, atoms, 3)");
-        }
-        if (shape[0] == 0 || shape[1] == 0) throw std::invalid_argument(file.string() + ":" + path + " holds no frames");
-        atoms_ = shape[1];
-        selection_ = bench_rmsd::every_nth(atoms_, every);
-        const auto first = ds_.read<float, 3>(block{0, 0, 1});
-        reference_ = bench_rmsd::make_reference(first.data(), selection_);
-        blocks_ = h5::partition(ds_, h5::block_bytes{block_bytes});
-    }
-
-    [[nodiscard]] std::size_t frames() const { return ds_.shape()[0]; }
-    [[nodiscard]] std::size_t selected() const { return selection_.size(); }
-    [[nodiscard]] std::size_t blocks() const { return blocks_.size(); }
-
-    template <class Policy>
-    auto run(Policy& policy) const {
-        return chunkwise::map_blocks(policy, blocks_, [this](const block& b) {
-            thread_local h5::read_buffer<float> buffer;
-            thread_local std::vector<double> x;
-            const auto frames = ds_.read<float, 3>(b, buffer);
-            std::vector<double> out(b.size());
-            for (std::size_t f = 0; f < b.size(); ++f) {
-                const double g = bench_rmsd::centred_selection(frames.data() + f * atoms_ * 3, selection_, x);
-                out[f] = bench_rmsd::qcp_rmsd(reference_, x, g);
-            }
-            return out;
-        });
-    }
-
-private:
-    h5::dataset ds_;
-    std::size_t atoms_ = 0;
-    std::vector<std::size_t> selection_;
-    bench_rmsd::reference reference_;
-    std::vector<block> blocks_;
-};
 
 std::vector<double> flatten(const std::vector<std::vector<double>>& parts) {
     std::vector<double> out;
@@ -319,12 +278,12 @@ int cmd_rmsd(int argc, char** argv) {
     const fs::path file = a.required("file");
     const fs::path out = a.required("out");
     const std::string path = a.text("dataset", bench_h5md::positions_path);
-    std::unique_ptr<rmsd_workload> w;
+    std::unique_ptr<bench_rmsd::rmsd_workload> w;
     std::string problem;
     int status = 1;
     try {
         (void)a.counts("threads", {1}, 1);  // bad lists fail before any file is opened
-        w = std::make_unique<rmsd_workload>(file, path, a.count("every", 200, 1), a.count("block-mib", 8, 1) << 20);
+        w = std::make_unique<bench_rmsd::rmsd_workload>(file, path, a.count("every", 200, 1), a.count("block-mib", 8, 1) << 20);
         prepare_output(out);
     } catch (const std::invalid_argument& e) {
         problem = e.what();
@@ -414,6 +373,7 @@ int main(int argc, char** argv) {
         if (cmd == "rmsd") return cmd_rmsd(argc, argv);
         if (cmd == "synthetic") return cmd_synthetic(argc, argv);
         if (cmd == "merge") return cmd_merge(argc, argv);
+        if (cmd == "read") return bench_read::cmd_read(argc, argv);
         std::fprintf(stderr, "chunkwise-bench: unknown command '%s'\n%s", cmd.c_str(), usage);
         return 2;
     } catch (const std::invalid_argument& e) {

@@ -330,24 +330,37 @@ void read_contiguous(const dataset_state& s, std::size_t row_begin, std::size_t 
 }
 
 /// Undoes the chunk's filters (in reverse, skipping those its mask says were skipped) on
-/// buf.a[0, stored); returns the chunk_bytes decoded bytes (in buf.a or buf.b).
+/// buf.a[0, stored); returns the chunk_bytes decoded bytes (in buf.a or buf.b, or in `into`
+/// when given: then the last filter writes straight there, which must have room for chunk_bytes).
 inline const unsigned char* decode_chunk(const dataset_state& s, scratch& buf, std::size_t stored, std::uint32_t mask,
-                                         const std::size_t* offset) {
+                                         const std::size_t* offset, unsigned char* into = nullptr) {
+    const auto skipped = [&](std::size_t i) { return i < 32 && (mask & (1u << i)) != 0; };
+    std::size_t last = s.filters.size();  // the filter undone last: the lowest one not skipped
+    for (std::size_t i = 0; i < s.filters.size() && last == s.filters.size(); ++i) {
+        if (!skipped(i)) last = i;
+    }
     std::vector<unsigned char>* cur = &buf.a;
     std::vector<unsigned char>* other = &buf.b;
+    const unsigned char* in = cur->data();
     std::size_t size = stored;
     try {
         for (std::size_t i = s.filters.size(); i-- > 0;) {
-            if (i < 32 && (mask & (1u << i)) != 0) continue;  // skipped for this chunk when written
+            if (skipped(i)) continue;  // skipped for this chunk when written
+            const bool final = into != nullptr && i == last;
+            unsigned char* dst = nullptr;
             if (s.filters[i].id == H5Z_FILTER_DEFLATE) {
-                grow(*other, s.chunk_bytes, s);
-                inflate_exact(cur->data(), size, other->data(), s.chunk_bytes);
+                if (!final) grow(*other, s.chunk_bytes, s);
+                dst = final ? into : other->data();
+                inflate_exact(in, size, dst, s.chunk_bytes);
                 size = s.chunk_bytes;
             } else {  // shuffle, by its own parameter
-                grow(*other, size, s);
-                unshuffle(cur->data(), other->data(), size, s.filters[i].param);
+                if (final && size != s.chunk_bytes) break;  // reported below, nothing written
+                if (!final) grow(*other, size, s);
+                dst = final ? into : other->data();
+                unshuffle(in, dst, size, s.filters[i].param);
             }
-            std::swap(cur, other);
+            in = dst;
+            if (!final) std::swap(cur, other);
         }
     } catch (const std::runtime_error& e) {
         s.fail("chunk at " + box_text(offset, s.dims.size()) + ": " + e.what());
@@ -356,7 +369,7 @@ inline const unsigned char* decode_chunk(const dataset_state& s, scratch& buf, s
         s.fail("chunk at " + box_text(offset, s.dims.size()) + " holds " + std::to_string(size) + " bytes, not " +
                std::to_string(s.chunk_bytes) + " (corrupted?)");
     }
-    return cur->data();
+    return in;
 }
 
 /// The box [lo, hi) of a chunked dataset into out (extent hi - lo). Only where every filter is
@@ -457,8 +470,15 @@ void read_chunked(const dataset_state& s, const std::size_t* lo, const std::size
             grow(buf.a, static_cast<std::size_t>(loc.size), s);
             pread_all(s, loc.fd, loc.address, buf.a.data(), static_cast<std::size_t>(loc.size),
                       "chunk at " + box_text(off.data(), n));
-            const unsigned char* bytes = decode_chunk(s, buf, static_cast<std::size_t>(loc.size), loc.mask, off.data());
-            place_box<T>(s, buf, bytes, s.chunk.data(), rel_lo.data(), rel_hi.data(), out, out_shape.data(), dst_lo.data());
+            // A whole chunk that lands as it is in the output is decoded straight into it.
+            const bool whole_chunk = direct && rel_lo[0] == 0 && rel_hi[0] == s.chunk[0];
+            unsigned char* into = whole_chunk ? reinterpret_cast<unsigned char*>(out + dst_lo[0] * out_row) : nullptr;
+            const unsigned char* bytes =
+                decode_chunk(s, buf, static_cast<std::size_t>(loc.size), loc.mask, off.data(), into);
+            if (!whole_chunk) {
+                place_box<T>(s, buf, bytes, s.chunk.data(), rel_lo.data(), rel_hi.data(), out, out_shape.data(),
+                             dst_lo.data());
+            }
         }
         for (std::size_t d = n; d-- > 0;) {
             if (++c[d] <= c_hi[d]) break;

@@ -1,0 +1,339 @@
+#pragma once
+// chunkwise-bench read: the reference workload against the floors and a hand-written HDF5 C
+// loop, on one file, in one run (issue 12; docs/performance.md "Reading at the hardware's limit").
+//
+//   chunkwise-bench read --file FILE.h5 [--threads 1,2] [--repeats 3] [--every 200]
+//                        [--block-mib 4] [--big-block-mib 128] [--json]
+//
+// Prints, in seconds (best of R after one warm-up, page cache warm):
+//   cat        read(2) of the whole file through a 1 MiB buffer
+//   inflate    (deflate-filtered files) libdeflate inflate of every chunk alone, from memory, 1 thread
+//   c_loop     the same RMSD with plain HDF5: H5Dread of each chunk's frames (contiguous: of each
+//              block's frames) into one reused buffer, 1 thread
+//   chunkwise  map_blocks over h5::partition(ds, block_bytes{4 MiB}) read into read_buffers, at each
+//              thread count; and 1 thread with 128 MiB blocks; and the same two reads without the
+//              RMSD (the read alone)
+//   peak RSS   of the chunkwise pass at the most threads (VmHWM, reset before the pass), with
+//              its bound workers x (block + 2 chunks) + 64 MiB; and the RSS after the pass
+// --json adds one line "json {...}" with every figure (benchmarks/read-layouts.py reads it).
+#include "../common/cli.hpp"
+#include "h5md.hpp"
+#include "rmsd_workload.hpp"
+
+#include <chunkwise/chunkwise.hpp>
+#include <chunkwise/hdf5.hpp>
+
+#include <fcntl.h>
+#include <unistd.h>
+#if defined(CHUNKWISE_USE_LIBDEFLATE)
+#include <libdeflate.h>
+#else
+#include <zlib.h>
+#endif
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace bench_read {
+
+/// Seconds since t0.
+inline double since(chunkwise::detail::clock::time_point t0) { return chunkwise::detail::seconds_since(t0); }
+
+/// Best of `repeats` timed calls of f after one untimed call.
+template <class F>
+double best_of(std::size_t repeats, F&& f) {
+    f();
+    double best = std::numeric_limits<double>::infinity();
+    for (std::size_t k = 0; k < repeats; ++k) {
+        const auto t0 = chunkwise::detail::clock::now();
+        f();
+        best = std::min(best, since(t0));
+    }
+    return best;
+}
+
+/// read(2) of the whole file through a 1 MiB buffer (what `cat FILE > /dev/null` does).
+inline void cat_file(const std::filesystem::path& file) {
+    const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) throw std::runtime_error("cannot open " + file.string());
+    std::vector<char> buf(1 << 20);
+    while (::read(fd, buf.data(), buf.size()) > 0) {
+    }
+    ::close(fd);
+}
+
+/// A kilobyte-counting line of /proc/self/status ("VmHWM", "VmRSS"), in MiB.
+inline double status_mib(const char* key) {
+    std::ifstream in("/proc/self/status");
+    std::string line;
+    const std::string k = std::string(key) + ":";
+    while (std::getline(in, line)) {
+        if (line.rfind(k, 0) == 0) return std::strtod(line.c_str() + k.size(), nullptr) / 1024.0;
+    }
+    return std::nan("");
+}
+
+/// Resets VmHWM to the current RSS (Linux >= 4.0); false where it cannot.
+inline bool reset_peak_rss() {
+    std::ofstream out("/proc/self/clear_refs");
+    out << "5";
+    out.flush();
+    return static_cast<bool>(out);
+}
+
+/// What plain HDF5 sees of the dataset, and the C loop over it.
+struct plain_hdf5 {
+    std::vector<hsize_t> dims, chunk;  // chunk empty: contiguous
+    bool deflate = false, shuffle = false;
+    std::size_t chunk_bytes = 0;
+
+    /// The RMSD per frame with H5Dread of `frames_per_read` frames at a time into one buffer.
+    static std::vector<double> rmsd(const std::filesystem::path& file, const std::string& path, std::size_t every,
+                                    std::size_t frames_per_read) {
+        chunkwise::h5::library_lock lock;  // this thread's HDF5 calls; nothing else runs meanwhile
+        const hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+        if (f < 0) throw std::runtime_error("H5Fopen " + file.string() + " failed");
+        const hid_t d = H5Dopen2(f, path.c_str(), H5P_DEFAULT);
+        const hid_t fs = H5Dget_space(d);
+        hsize_t dims[3];
+        H5Sget_simple_extent_dims(fs, dims, nullptr);
+        const std::size_t atoms = dims[1];
+        const auto selection = bench_rmsd::every_nth(atoms, every);
+        std::vector<float> buf(frames_per_read * atoms * 3);
+        std::vector<double> x, out(dims[0]);
+        bench_rmsd::reference ref;
+        for (hsize_t f0 = 0; f0 < dims[0]; f0 += frames_per_read) {
+            const hsize_t n = std::min<hsize_t>(frames_per_read, dims[0] - f0);
+            const hsize_t start[3] = {f0, 0, 0}, count[3] = {n, dims[1], 3};
+            H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, nullptr, count, nullptr);
+            const hid_t ms = H5Screate_simple(3, count, nullptr);
+            const herr_t rc = H5Dread(d, H5T_NATIVE_FLOAT, ms, fs, H5P_DEFAULT, buf.data());
+            H5Sclose(ms);
+            if (rc < 0) throw std::runtime_error("H5Dread failed");
+            if (f0 == 0) ref = bench_rmsd::make_reference(buf.data(), selection);
+            for (hsize_t i = 0; i < n; ++i) {
+                const double g = bench_rmsd::centred_selection(buf.data() + i * atoms * 3, selection, x);
+                out[f0 + i] = bench_rmsd::qcp_rmsd(ref, x, g);
+            }
+        }
+        H5Sclose(fs);
+        H5Dclose(d);
+        H5Fclose(f);
+        return out;
+    }
+
+    /// Dimensions, chunking and filters; with `raw`, every chunk's stored bytes (for the inflate floor).
+    static plain_hdf5 inspect(const std::filesystem::path& file, const std::string& path,
+                              std::vector<std::string>* raw) {
+        chunkwise::h5::library_lock lock;
+        plain_hdf5 p;
+        const hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+        if (f < 0) throw std::runtime_error("H5Fopen " + file.string() + " failed");
+        const hid_t d = H5Dopen2(f, path.c_str(), H5P_DEFAULT);
+        const hid_t fs = H5Dget_space(d);
+        p.dims.resize(3);
+        H5Sget_simple_extent_dims(fs, p.dims.data(), nullptr);
+        H5Sclose(fs);
+        const hid_t dcpl = H5Dget_create_plist(d);
+        if (H5Pget_layout(dcpl) == H5D_CHUNKED) {
+            p.chunk.resize(3);
+            H5Pget_chunk(dcpl, 3, p.chunk.data());
+            p.chunk_bytes = static_cast<std::size_t>(p.chunk[0] * p.chunk[1] * p.chunk[2]) * 4;
+            for (int i = 0; i < H5Pget_nfilters(dcpl); ++i) {
+                unsigned flags = 0;
+                std::size_t nv = 0;
+                const H5Z_filter_t id = H5Pget_filter2(dcpl, static_cast<unsigned>(i), &flags, &nv, nullptr, 0, nullptr, nullptr);
+                p.deflate = p.deflate || id == H5Z_FILTER_DEFLATE;
+                p.shuffle = p.shuffle || id == H5Z_FILTER_SHUFFLE;
+            }
+        }
+        H5Pclose(dcpl);
+        if (raw != nullptr && p.deflate) {
+            hsize_t off[3] = {0, 0, 0};
+            for (off[0] = 0; off[0] < p.dims[0]; off[0] += p.chunk[0]) {
+                for (off[1] = 0; off[1] < p.dims[1]; off[1] += p.chunk[1]) {
+                    for (off[2] = 0; off[2] < p.dims[2]; off[2] += p.chunk[2]) {
+                        hsize_t size = 0;
+                        if (H5Dget_chunk_storage_size(d, off, &size) < 0 || size == 0) continue;
+                        std::string bytes(static_cast<std::size_t>(size), '\0');
+                        std::uint32_t mask = 0;
+                        if (H5Dread_chunk(d, H5P_DEFAULT, off, &mask, bytes.data()) < 0) {
+                            throw std::runtime_error("H5Dread_chunk failed");
+                        }
+                        raw->push_back(std::move(bytes));
+                    }
+                }
+            }
+        }
+        H5Dclose(d);
+        H5Fclose(f);
+        return p;
+    }
+};
+
+/// Inflates every stored chunk into one reused buffer of `chunk_bytes` (deflate alone: a
+/// shuffled file's bytes are not unshuffled).
+inline void inflate_all(const std::vector<std::string>& raw, std::size_t chunk_bytes) {
+    static std::vector<unsigned char> out;
+    out.resize(chunk_bytes);
+#if defined(CHUNKWISE_USE_LIBDEFLATE)
+    struct freer {
+        void operator()(libdeflate_decompressor* d) const { libdeflate_free_decompressor(d); }
+    };
+    static std::unique_ptr<libdeflate_decompressor, freer> d(libdeflate_alloc_decompressor());
+    for (const auto& r : raw) {
+        std::size_t got = 0;
+        if (libdeflate_zlib_decompress(d.get(), r.data(), r.size(), out.data(), out.size(), &got) != LIBDEFLATE_SUCCESS) {
+            throw std::runtime_error("libdeflate: a chunk does not inflate");
+        }
+    }
+#else
+    for (const auto& r : raw) {
+        uLongf got = static_cast<uLongf>(out.size());
+        if (::uncompress(out.data(), &got, reinterpret_cast<const Bytef*>(r.data()), static_cast<uLong>(r.size())) != Z_OK) {
+            throw std::runtime_error("zlib: a chunk does not inflate");
+        }
+    }
+#endif
+}
+
+inline const char* inflater_name() {
+#if defined(CHUNKWISE_USE_LIBDEFLATE)
+    return "libdeflate";
+#else
+    return "zlib";
+#endif
+}
+
+/// The RMSD values of a chunkwise pass, flattened.
+template <class Policy>
+std::vector<double> chunkwise_pass(const bench_rmsd::rmsd_workload& w, Policy& policy) {
+    std::vector<double> out;
+    for (auto& part : chunkwise::gather(policy, w.run(policy))) out.insert(out.end(), part.begin(), part.end());
+    return out;
+}
+
+inline int cmd_read(int argc, char** argv) {
+    bench_cli::args a(argc, argv, 2, {"file", "dataset", "threads", "repeats", "every", "block-mib", "big-block-mib"},
+                      {"json"});
+    const std::filesystem::path file = a.required("file");
+    const std::string path = a.text("dataset", bench_h5md::positions_path);
+    const auto threads = a.counts("threads", {1, 2}, 1);
+    const std::size_t repeats = a.count("repeats", 3, 1), every = a.count("every", 200, 1);
+    const std::size_t block = a.count("block-mib", 4, 1) << 20, big = a.count("big-block-mib", 128, 1) << 20;
+    const std::size_t most = *std::max_element(threads.begin(), threads.end());
+    if (!std::filesystem::is_regular_file(file)) throw std::invalid_argument("--file: no file " + file.string());
+
+    // Plain HDF5 first, while chunkwise has the file closed (one file, one driver at a time).
+    std::vector<std::string> raw;
+    const plain_hdf5 plain = plain_hdf5::inspect(file, path, &raw);
+    std::size_t raw_bytes = 0;
+    for (const auto& r : raw) raw_bytes += r.size();
+    std::size_t per_read = plain.chunk.empty() ? 0 : static_cast<std::size_t>(plain.chunk[0]);
+    const std::size_t frame_bytes = static_cast<std::size_t>(plain.dims[1] * plain.dims[2]) * 4;
+    if (per_read == 0) per_read = std::max<std::size_t>(1, block / frame_bytes);  // contiguous: a block's frames
+    std::vector<double> c_values;
+    const double c_loop = best_of(repeats, [&] { c_values = plain_hdf5::rmsd(file, path, every, per_read); });
+    const double inflate = plain.deflate ? best_of(repeats, [&] { inflate_all(raw, plain.chunk_bytes); }) : std::nan("");
+    std::vector<std::string>().swap(raw);
+    const double cat = best_of(repeats, [&] { cat_file(file); });
+
+    bench_rmsd::rmsd_workload small(file, path, every, block), large(file, path, every, big);
+    std::vector<double> cw_seconds;
+    std::vector<double> cw_values;
+    double peak = 0, bound = 0, after = 0;
+    for (std::size_t n : threads) {
+        chunkwise::thread_policy pool(n);
+        cw_seconds.push_back(best_of(repeats, [&] { cw_values = chunkwise_pass(small, pool); }));
+    }
+    const double before_big = status_mib("VmRSS");
+    double big_seconds = 0, read_small = 0, read_big = 0;
+    {
+        chunkwise::thread_policy one(1);
+        big_seconds = best_of(repeats, [&] { (void)chunkwise_pass(large, one); });
+        read_small = best_of(repeats, [&] { (void)chunkwise::gather(one, small.read_only(one)); });
+        read_big = best_of(repeats, [&] { (void)chunkwise::gather(one, large.read_only(one)); });
+    }
+    bool have_peak = false;
+    {
+        chunkwise::thread_policy pool(most);
+        (void)chunkwise_pass(large, pool);  // buffers at their size
+        have_peak = reset_peak_rss();
+        (void)chunkwise_pass(large, pool);
+        peak = status_mib("VmHWM");
+    }
+    after = status_mib("VmRSS");
+    // The largest block of the big partition, and 2 stored chunks.
+    std::size_t largest = 0;
+    {
+        const auto blocks = chunkwise::h5::partition(chunkwise::h5::dataset(file, path), chunkwise::h5::block_bytes{big});
+        for (const auto& b : blocks) largest = std::max(largest, b.size() * frame_bytes);
+    }
+    const double chunk_mib = static_cast<double>(plain.chunk_bytes) / (1 << 20);
+    bound = static_cast<double>(most) * (static_cast<double>(largest) / (1 << 20) + 2 * chunk_mib) + 64;
+
+    double diff = 0;
+    for (std::size_t i = 0; i < c_values.size() && i < cw_values.size(); ++i) diff = std::max(diff, std::abs(c_values[i] - cw_values[i]));
+    const bool same = c_values.size() == cw_values.size() && diff == 0;
+
+    std::string chunk_text = "contiguous";
+    if (!plain.chunk.empty()) {
+        chunk_text = "chunks (" + std::to_string(plain.chunk[0]) + ", " + std::to_string(plain.chunk[1]) + ", " +
+                     std::to_string(plain.chunk[2]) + ")" + (plain.shuffle ? " + shuffle" : "") +
+                     (plain.deflate ? " + deflate" : "");
+    }
+    std::printf("# %s: %llu frames x %llu atoms x 3 float32, %s; best of %zu, page cache warm\n", file.c_str(),
+                static_cast<unsigned long long>(plain.dims[0]), static_cast<unsigned long long>(plain.dims[1]),
+                chunk_text.c_str(), repeats);
+    std::printf("%-44s %9.3f s\n", "cat (read(2), 1 MiB buffer)", cat);
+    if (plain.deflate) {
+        std::printf("%-44s %9.3f s  (%.0f MiB stored)\n", (std::string(inflater_name()) + " inflate alone, 1 thread").c_str(),
+                    inflate, static_cast<double>(raw_bytes) / (1 << 20));
+    }
+    std::printf("%-44s %9.3f s  (H5Dread of %zu frames at a time)\n", "HDF5 C loop, 1 thread", c_loop, per_read);
+    for (std::size_t i = 0; i < threads.size(); ++i) {
+        char label[64];
+        std::snprintf(label, sizeof label, "chunkwise, %zu thread%s, %zu MiB blocks", threads[i], threads[i] == 1 ? "" : "s",
+                      block >> 20);
+        std::printf("%-44s %9.3f s  (%.2fx of the C loop, %.2fx of 1 thread)\n", label, cw_seconds[i], cw_seconds[i] / c_loop,
+                    cw_seconds[0] * static_cast<double>(threads[0]) / cw_seconds[i]);
+    }
+    char label[64];
+    std::snprintf(label, sizeof label, "chunkwise, 1 thread, %zu MiB blocks", big >> 20);
+    std::printf("%-44s %9.3f s  (%.2fx of %zu MiB blocks)\n", label, big_seconds, big_seconds / cw_seconds[0], block >> 20);
+    std::snprintf(label, sizeof label, "  the read alone, %zu MiB blocks", block >> 20);
+    std::printf("%-44s %9.3f s\n", label, read_small);
+    std::snprintf(label, sizeof label, "  the read alone, %zu MiB blocks", big >> 20);
+    std::printf("%-44s %9.3f s  (%.2fx of %zu MiB blocks)\n", label, read_big, read_big / read_small, block >> 20);
+    if (have_peak) {
+        std::printf("peak RSS of a %zu-thread pass of %zu MiB blocks: %.0f MiB (bound %.0f MiB); RSS %.0f MiB before, %.0f MiB after\n",
+                    most, big >> 20, peak, bound, before_big, after);
+    }
+    std::printf("same RMSD values as the C loop: %s\n", same ? "yes, bit for bit" : ("NO, max difference " + std::to_string(diff)).c_str());
+    if (a.flag("json")) {
+        std::printf("json {\"file\": \"%s\", \"layout\": \"%s\", \"cat\": %.6f, \"inflate\": %s, \"c_loop\": %.6f, "
+                    "\"threads\": [",
+                    file.filename().c_str(), chunk_text.c_str(), cat,
+                    plain.deflate ? std::to_string(inflate).c_str() : "null", c_loop);
+        for (std::size_t i = 0; i < threads.size(); ++i) std::printf("%s%zu", i ? ", " : "", threads[i]);
+        std::printf("], \"chunkwise\": [");
+        for (std::size_t i = 0; i < threads.size(); ++i) std::printf("%s%.6f", i ? ", " : "", cw_seconds[i]);
+        std::printf("], \"block_mib\": %zu, \"big_block_mib\": %zu, \"big_block\": %.6f, \"peak_rss_mib\": %s, "
+                    "\"rss_bound_mib\": %.1f, \"rss_after_mib\": %.1f, \"same_values\": %s, \"read_alone\": %.6f, "
+                    "\"read_alone_big\": %.6f}\n",
+                    block >> 20, big >> 20, big_seconds, have_peak ? std::to_string(peak).c_str() : "null", bound, after,
+                    same ? "true" : "false", read_small, read_big);
+    }
+    return same ? 0 : 1;
+}
+
+}  // namespace bench_read

@@ -1,0 +1,109 @@
+"""Reading at the hardware's limit (docs/performance.md): the reference workload on each layout
+against the floors, a hand-written HDF5 C loop and MDAnalysis, in one run, as one table.
+
+    /usr/bin/python3 benchmarks/read-layouts.py --bench build/bench/benchmarks/chunkwise-bench \\
+        [--threads 1,2] [--repeats 3] [--no-mdanalysis] FILE.h5...
+
+For each file it runs `chunkwise-bench read --json` (cat, inflate alone, the C loop, chunkwise at
+each thread count and with 128 MiB blocks, peak RSS) and `benchmarks/peers/mda_rmsd.py` (MDAnalysis,
+one process), then prints seconds per reader and layout and checks the targets of issue 12.
+Exit status 1 when a file's chunkwise values differ from the C loop's.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def run(cmd):
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode not in (0, 1) or (cmd[1] == "read" and "json " not in p.stdout):
+        raise RuntimeError(" ".join(cmd) + " failed:\n" + p.stdout + p.stderr)
+    return p.stdout
+
+
+def short(layout):
+    if layout == "contiguous":
+        return "contiguous"
+    return layout.replace("chunks ", "").replace(", ", ",").replace(" + shuffle + deflate", " sh+gz").replace(
+        " + deflate", " gz")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("files", nargs="+")
+    ap.add_argument("--bench", required=True, help="the chunkwise-bench program")
+    ap.add_argument("--threads", default="1,2")
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--no-mdanalysis", action="store_true")
+    a = ap.parse_args()
+    for f in a.files:
+        if not os.path.isfile(f):
+            sys.exit("read-layouts.py: no file " + f)
+    results = []
+    for f in a.files:
+        out = run([a.bench, "read", "--file", f, "--threads", a.threads, "--repeats", str(a.repeats), "--json"])
+        sys.stdout.write(out)
+        r = json.loads(next(l for l in out.splitlines() if l.startswith("json "))[5:])
+        r["mda"] = None
+        if not a.no_mdanalysis:
+            mda = run([sys.executable, os.path.join(HERE, "peers", "mda_rmsd.py"), f, "--repeats", "1"])
+            r["mda"] = float(next(l for l in mda.splitlines() if l.startswith("seconds ")).split()[1])
+        results.append(r)
+
+    threads = results[0]["threads"]
+    cols = [short(r["layout"]) for r in results]
+    width = max(12, max(len(c) for c in cols) + 1)
+
+    def row(label, values, fmt="%.3f"):
+        cells = "".join(("%*s" % (width, "-") if v is None else "%*s" % (width, fmt % v)) for v in values)
+        print("%-40s%s" % (label, cells))
+
+    print()
+    print("%-40s%s" % ("seconds", "".join("%*s" % (width, c) for c in cols)))
+    if not a.no_mdanalysis:
+        row("MDAnalysis, 1 process", [r["mda"] for r in results])
+    row("HDF5 C loop (H5Dread per chunk), 1 thread", [r["c_loop"] for r in results])
+    for i, n in enumerate(threads):
+        row("chunkwise, %d thread%s, %d MiB blocks" % (n, "" if n == 1 else "s", results[0]["block_mib"]),
+            [r["chunkwise"][i] for r in results])
+    row("chunkwise, 1 thread, %d MiB blocks" % results[0]["big_block_mib"], [r["big_block"] for r in results])
+    row("  read alone, %d MiB blocks" % results[0]["block_mib"], [r["read_alone"] for r in results])
+    row("  read alone, %d MiB blocks" % results[0]["big_block_mib"], [r["read_alone_big"] for r in results])
+    row("floor: cat", [r["cat"] for r in results])
+    row("floor: inflate alone", [r["inflate"] for r in results])
+    row("peak RSS MiB (bound)", [r["peak_rss_mib"] for r in results], "%.0f")
+    row("", [r["rss_bound_mib"] for r in results], "(%.0f)")
+
+    print()
+    ok = True
+    one = threads.index(1) if 1 in threads else None
+    for r, c in zip(results, cols):
+        notes = []
+        if one is not None:
+            t1 = r["chunkwise"][one]
+            if r["inflate"] is not None:
+                notes.append("%.2fx of inflate alone" % (t1 / r["inflate"]))
+            else:
+                notes.append("%.2fx of the C loop" % (t1 / r["c_loop"]))
+            if r["mda"]:
+                notes.append("%.1fx faster than MDAnalysis" % (r["mda"] / t1))
+            for i, n in enumerate(threads):
+                if n != 1:
+                    notes.append("%d threads %.2fx of 1" % (n, t1 / r["chunkwise"][i]))
+            notes.append("%d MiB blocks %.2fx of %d MiB (read alone %.2fx)" % (
+                r["big_block_mib"], r["big_block"] / t1, r["block_mib"], r["read_alone_big"] / r["read_alone"]))
+        if r["peak_rss_mib"] is not None:
+            notes.append("RSS %s bound" % ("within" if r["peak_rss_mib"] <= r["rss_bound_mib"] else "OVER"))
+        if not r["same_values"]:
+            notes.append("VALUES DIFFER FROM THE C LOOP")
+            ok = False
+        print("%-*s %s" % (width, c, "; ".join(notes)))
+    sys.exit(0 if ok else 1)
+
+
+if __name__ == "__main__":
+    main()
