@@ -55,11 +55,6 @@ void generate(const fs::path& dir, std::size_t files, std::size_t broken) {
     std::printf("generated %zu files in %s (%zu broken)\n", files, (dir / "input").c_str(), broken);
 }
 
-struct stats {
-    double sum = 0, sum_sq = 0;
-    double count = 0;
-};
-
 // Reads one file: the mean and spread of its samples, or an exception naming what is wrong.
 std::vector<double> process(const fs::path& file) {
     std::ifstream in(file);
@@ -69,7 +64,8 @@ std::vector<double> process(const fs::path& file) {
     double sum = 0, sum_sq = 0;
     for (std::size_t i = 0; i < n; ++i) {
         std::string token;
-        if (!(in >> token)) throw std::runtime_error("holds " + std::to_string(i) + " samples, header says " + std::to_string(n));
+        if (!(in >> token))
+            throw std::runtime_error("holds " + std::to_string(i) + " samples, header says " + std::to_string(n));
         std::size_t used = 0;
         double v = 0;
         try {
@@ -77,7 +73,8 @@ std::vector<double> process(const fs::path& file) {
         } catch (const std::exception&) {
             used = 0;
         }
-        if (used != token.size()) throw std::runtime_error("sample " + std::to_string(i) + " is not a number: '" + token + "'");
+        if (used != token.size())
+            throw std::runtime_error("sample " + std::to_string(i) + " is not a number: '" + token + "'");
         sum += v;
         sum_sq += v * v;
     }
@@ -131,7 +128,8 @@ int main(int argc, char** argv) {
                 loaded, failures.size());
     if (totals.size() == 3 && totals[2] > 0) {
         const double mean = totals[0] / totals[2];
-        std::printf("samples %.0f, mean %.6f, sd %.6f\n", totals[2], mean, std::sqrt(totals[1] / totals[2] - mean * mean));
+        std::printf("samples %.0f, mean %.6f, sd %.6f\n", totals[2], mean,
+                    std::sqrt(totals[1] / totals[2] - mean * mean));
     }
     for (const auto& f : failures) std::printf("  broken: %s: %s\n", f.block.c_str(), f.message.c_str());
     if (!failures.empty()) {

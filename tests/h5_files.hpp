@@ -1,6 +1,8 @@
 #pragma once
 // Test files, written through the HDF5 C API: every storage layout, filter, byte order and type
 // the tests read back.
+#include "test_util.hpp"
+
 #include <hdf5.h>
 
 #include <unistd.h>
@@ -87,7 +89,8 @@ inline void write_dataset(const std::filesystem::path& file, const std::string& 
         if (layout.fletcher32) H5Pset_fletcher32(dcpl);
         if (layout.scaleoffset) {
             const bool is_float = H5Tget_class(type.file_type) == H5T_FLOAT;
-            H5Pset_scaleoffset(dcpl, is_float ? H5Z_SO_FLOAT_DSCALE : H5Z_SO_INT, is_float ? 3 : H5Z_SO_INT_MINBITS_DEFAULT);
+            H5Pset_scaleoffset(dcpl, is_float ? H5Z_SO_FLOAT_DSCALE : H5Z_SO_INT,
+                               is_float ? 3 : H5Z_SO_INT_MINBITS_DEFAULT);
         }
     }
     hid_t lcpl = H5Pcreate(H5P_LINK_CREATE);
@@ -99,7 +102,8 @@ inline void write_dataset(const std::filesystem::path& file, const std::string& 
     std::vector<double> v(n);
     const bool is_float = H5Tget_class(type.file_type) == H5T_FLOAT;
     const bool is_signed = is_float || H5Tget_sign(type.file_type) == H5T_SGN_2;
-    const double span = is_float ? 1e6 : std::min(1e9, std::ldexp(1.0, static_cast<int>(8 * H5Tget_size(type.file_type)) - 1));
+    const double span =
+        is_float ? 1e6 : std::min(1e9, std::ldexp(1.0, static_cast<int>(8 * H5Tget_size(type.file_type)) - 1));
     for (std::size_t i = 0; i < n; ++i) {
         const double x = static_cast<double>((i * 2654435761u) % 100003) / 100003.0;  // in [0, 1)
         double val = (is_signed ? 2 * x - 1 : x) * span;
@@ -180,14 +184,6 @@ std::optional<std::vector<T>> try_h5dread(const std::filesystem::path& file, con
     if (f >= 0) H5Fclose(f);
     H5Eclear2(H5E_DEFAULT);
     return out;
-}
-
-/// A fresh directory for one test's files.
-inline std::filesystem::path scratch(const std::string& name) {
-    const auto dir = std::filesystem::temp_directory_path() / ("chunkwise-test-" + name + "-" + std::to_string(::getpid()));
-    std::filesystem::remove_all(dir);
-    std::filesystem::create_directories(dir);
-    return dir;
 }
 
 }  // namespace test

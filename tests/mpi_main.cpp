@@ -1,13 +1,7 @@
 // The test runner's main under mpiexec. Every rank runs the tests; rank 0 reports on stdout,
 // other ranks into a file of their own. A failure on any rank fails the run on every rank, and
 // the failing rank's report is printed; a run that executes no test fails.
-#if __has_include(<catch2/catch_all.hpp>)
-#include <catch2/catch_session.hpp>
-#include <catch2/catch_all.hpp>
-#else
-#define CATCH_CONFIG_RUNNER
-#include <catch2/catch.hpp>
-#endif
+#include "catch_session.hpp"
 
 #include <boost/mpi/collectives.hpp>
 #include <boost/mpi/communicator.hpp>
@@ -25,9 +19,7 @@ int main(int argc, char* argv[]) {
     boost::mpi::communicator world;
 
     Catch::Session session;
-    if (const int rc = session.applyCommandLine(argc, argv); rc != 0) return rc;
-    session.configData().warnings =
-        static_cast<Catch::WarnAbout::What>(session.configData().warnings | Catch::WarnAbout::NoTests);
+    if (const int rc = test::configure(session, argc, argv); rc != 0) return rc;
     const std::string own_report =
         world.rank() == 0 ? std::string() : std::string(argv[0]) + ".rank" + std::to_string(world.rank()) + ".txt";
     if (world.rank() != 0) session.configData().outputFilename = own_report;

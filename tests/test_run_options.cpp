@@ -35,14 +35,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-fs::path scratch(const std::string& name) {
-    const auto dir = fs::temp_directory_path() / ("chunkwise-run-" + name + "-" + std::to_string(::getpid()));
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-    return dir;
-}
-
 using test::read_text;
+using test::scratch;
 using test::value_of;
 // A user type with its own checkpoint_traits.
 struct summary {
@@ -105,12 +99,13 @@ TEMPLATE_TEST_CASE("collect: reduce treats failed blocks as absent leaves of the
     opt.errors = chunkwise::on_error::collect;
     const auto blocks = chunkwise::partition(5, parts{5});
     auto text = chunkwise::reduce(policy,
-                                  chunkwise::map_blocks(policy, blocks,
-                                                        [](const block& b) {
-                                                            if (b.index == 2) throw std::runtime_error("x");
-                                                            return std::to_string(b.index);
-                                                        },
-                                                        opt),
+                                  chunkwise::map_blocks(
+                                      policy, blocks,
+                                      [](const block& b) {
+                                          if (b.index == 2) throw std::runtime_error("x");
+                                          return std::to_string(b.index);
+                                      },
+                                      opt),
                                   [](const std::string& a, const std::string& b) { return "(" + a + " " + b + ")"; });
     REQUIRE(text == "(((0 1) 3) 4)");
 }
@@ -130,10 +125,13 @@ TEST_CASE("failure manifests round-trip and select exactly the failed blocks", "
     chunkwise::serial_policy serial;
     chunkwise::run_options opt;
     opt.errors = chunkwise::on_error::collect;
-    auto r = chunkwise::map_blocks(serial, again, [](const block& b) -> int {
-        if (b.index == 7) throw std::runtime_error("still bad");
-        return 1;
-    }, opt);
+    auto r = chunkwise::map_blocks(
+        serial, again,
+        [](const block& b) -> int {
+            if (b.index == 7) throw std::runtime_error("still bad");
+            return 1;
+        },
+        opt);
     REQUIRE(r.failures().size() == 1);
     REQUIRE(r.failures()[0].index == 7);
 
@@ -143,7 +141,8 @@ TEST_CASE("failure manifests round-trip and select exactly the failed blocks", "
     REQUIRE_THROWS_WITH(chunkwise::read_failure_manifest(dir / "missing.csv"),
                         Catch::Matchers::Contains("cannot read") && Catch::Matchers::Contains("missing.csv"));
     std::ofstream(dir / "bad.csv") << "not,a,manifest\n";
-    REQUIRE_THROWS_WITH(chunkwise::read_failure_manifest(dir / "bad.csv"), Catch::Matchers::Contains("not a failure manifest"));
+    REQUIRE_THROWS_WITH(chunkwise::read_failure_manifest(dir / "bad.csv"),
+                        Catch::Matchers::Contains("not a failure manifest"));
     std::ofstream(dir / "bad2.csv") << "index,block,rank,time,message\nx,y,z,t,m\n";
     REQUIRE_THROWS_WITH(chunkwise::read_failure_manifest(dir / "bad2.csv"), Catch::Matchers::Contains("record 2"));
     for (const char* index : {"-1", "12abc", " 3", "99999999999999999999999"}) {
@@ -157,16 +156,20 @@ TEST_CASE("failure manifests round-trip and select exactly the failed blocks", "
     fs::remove_all(dir);
 }
 
-TEST_CASE("one identity for blocks of every kind: logs, failures, checkpoints and select_failed agree", "[run_options]") {
+TEST_CASE("one identity for blocks of every kind: logs, failures, checkpoints and select_failed agree",
+          "[run_options]") {
     chunkwise::serial_policy serial;
     chunkwise::run_options opt;
     opt.errors = chunkwise::on_error::collect;
     // Items of a std::vector<int> (or std::views::iota): named "item V", re-selected by name.
     const std::vector<int> items{10, 11, 12, 13, 14};
-    auto r = chunkwise::map_blocks(serial, items, [](int v) -> int {
-        if (v % 2 == 1) throw std::runtime_error("odd");
-        return v;
-    }, opt);
+    auto r = chunkwise::map_blocks(
+        serial, items,
+        [](int v) -> int {
+            if (v % 2 == 1) throw std::runtime_error("odd");
+            return v;
+        },
+        opt);
     REQUIRE(r.failures().size() == 2);
     REQUIRE(r.failures()[0].block == "item 11");
     REQUIRE(r.failures()[0].index == 1);
@@ -183,13 +186,17 @@ TEST_CASE("one identity for blocks of every kind: logs, failures, checkpoints an
     const auto dir = scratch("identity");
     chunkwise::run_options ck;
     ck.checkpoint = dir / "ck";
-    auto first = chunkwise::gather(serial, chunkwise::map_blocks(serial, things, [](const opaque& o) { return o.payload * 10; }, ck));
+    auto first = chunkwise::gather(serial, chunkwise::map_blocks(
+                                               serial, things, [](const opaque& o) { return o.payload * 10; }, ck));
     REQUIRE(first == std::vector<int>{10, 20, 30});
     int computed = 0;
-    auto second = chunkwise::gather(serial, chunkwise::map_blocks(serial, things, [&](const opaque& o) {
-                                        ++computed;
-                                        return o.payload * 10;
-                                    }, ck));
+    auto second = chunkwise::gather(serial, chunkwise::map_blocks(
+                                                serial, things,
+                                                [&](const opaque& o) {
+                                                    ++computed;
+                                                    return o.payload * 10;
+                                                },
+                                                ck));
     REQUIRE(second == std::vector<int>{10, 20, 30});
     REQUIRE(computed == 0);
     std::vector<chunkwise::failure> by_position{{1, "", 0, "m", "t"}};
@@ -228,7 +235,13 @@ TEMPLATE_TEST_CASE("checkpoint: a re-run loads every block, computes nothing, sa
     REQUIRE(third == chunkwise::gather(policy, chunkwise::map_blocks(policy, other, fn)));
     // A different result type for the same blocks is not loaded either.
     calls = 0;
-    (void)chunkwise::map_blocks(policy, other, [&](const block& b) { ++calls; return float(b.size()); }, opt);
+    (void)chunkwise::map_blocks(
+        policy, other,
+        [&](const block& b) {
+            ++calls;
+            return float(b.size());
+        },
+        opt);
     REQUIRE(calls.load() == 36);
     fs::remove_all(dir);
 }
@@ -240,7 +253,10 @@ TEST_CASE("checkpoint: corrupt, torn and stray records are never used", "[run_op
     opt.checkpoint = dir;
     const auto blocks = chunkwise::partition(40, parts{4});
     std::atomic<int> calls{0};
-    auto fn = [&](const block& b) { ++calls; return value_of(b); };
+    auto fn = [&](const block& b) {
+        ++calls;
+        return value_of(b);
+    };
     const auto expect = chunkwise::gather(serial, chunkwise::map_blocks(serial, blocks, fn, opt));
     REQUIRE(chunkwise::detail::checkpoint_store::count(dir) == 4);
     // One log for the run, whatever the number of blocks.
@@ -285,7 +301,8 @@ TEST_CASE("checkpoint: corrupt, torn and stray records are never used", "[run_op
     fs::remove_all(dir);
 }
 
-TEST_CASE("checkpoint: fail-fast keeps finished blocks; the fixed re-run computes the rest", "[run_options][checkpoint]") {
+TEST_CASE("checkpoint: fail-fast keeps finished blocks; the fixed re-run computes the rest",
+          "[run_options][checkpoint]") {
     const auto dir = scratch("failfast");
     chunkwise::serial_policy serial;
     chunkwise::run_options opt;
@@ -308,13 +325,16 @@ TEST_CASE("checkpoint: fail-fast keeps finished blocks; the fixed re-run compute
     fs::remove_all(dir);
 }
 
-TEST_CASE("checkpoint: strings, void blocks and user types; other types are refused clearly", "[run_options][checkpoint]") {
+TEST_CASE("checkpoint: strings, void blocks and user types; other types are refused clearly",
+          "[run_options][checkpoint]") {
     const auto dir = scratch("types");
     chunkwise::thread_policy pool(2);
     chunkwise::run_options opt;
     opt.checkpoint = dir;
     const auto blocks = chunkwise::partition(20, parts{5});
-    auto names = [](const block& b) { return std::string("block ") + std::to_string(b.index) + std::string(b.index, '*'); };
+    auto names = [](const block& b) {
+        return std::string("block ") + std::to_string(b.index) + std::string(b.index, '*');
+    };
     const auto s1 = chunkwise::gather(pool, chunkwise::map_blocks(pool, blocks, names, opt));
     REQUIRE(chunkwise::map_blocks(pool, blocks, names, opt).stats().from_checkpoint == 5);
     REQUIRE(chunkwise::gather(pool, chunkwise::map_blocks(pool, blocks, names, opt)) == s1);
@@ -329,14 +349,17 @@ TEST_CASE("checkpoint: strings, void blocks and user types; other types are refu
 
     opt.checkpoint = dir / "void";
     std::atomic<int> calls{0};
-    (void)chunkwise::map_blocks(pool, blocks, [&](const block&) { ++calls; }, opt);
-    (void)chunkwise::map_blocks(pool, blocks, [&](const block&) { ++calls; }, opt);
+    (void)chunkwise::map_blocks(
+        pool, blocks, [&](const block&) { ++calls; }, opt);
+    (void)chunkwise::map_blocks(
+        pool, blocks, [&](const block&) { ++calls; }, opt);
     REQUIRE(calls.load() == 5);
 
     struct opaque {
         int x;
     };
-    REQUIRE_THROWS_WITH(chunkwise::map_blocks(pool, blocks, [](const block&) { return opaque{1}; }, opt),
+    REQUIRE_THROWS_WITH(chunkwise::map_blocks(
+                            pool, blocks, [](const block&) { return opaque{1}; }, opt),
                         Catch::Matchers::Contains("has no checkpoint_traits specialization"));
     fs::remove_all(dir);
 }
@@ -362,14 +385,16 @@ TEST_CASE("checkpoint: SIGKILL at random moments loses no finished block; the re
     const auto t0 = std::chrono::steady_clock::now();
     REQUIRE(wait_ok(run("-", (dir / "clean.bin").string())));
     // Kill times spread over a clean run's duration (longer under sanitizers).
-    const auto clean_ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
+    const auto clean_ms =
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
 
     std::mt19937 rng(std::random_device{}());
     const std::string ckpt = (dir / "ckpt").string();
     std::size_t previous = 0;
     for (int k = 0; k < 8; ++k) {
         const pid_t pid = run(ckpt, (dir / "partial.bin").string());
-        const auto at = std::uniform_int_distribution<long>(clean_ms / 10, std::max<long>(clean_ms / 10 + 1, clean_ms / 2))(rng);
+        const auto at =
+            std::uniform_int_distribution<long>(clean_ms / 10, std::max<long>(clean_ms / 10 + 1, clean_ms / 2))(rng);
         std::this_thread::sleep_for(std::chrono::milliseconds(at));
         ::kill(pid, SIGKILL);
         int status = 0;
@@ -414,7 +439,8 @@ TEST_CASE("log: timestamped start and end of every block, failures, notes, check
                                   std::to_string(i * 10 + 10) + "\\)\\)";
         REQUIRE(std::regex_search(log, std::regex(stamp + "start " + label)));
         if (i == 4) {
-            REQUIRE(std::regex_search(log, std::regex(stamp + "FAILED " + label + " after [0-9.]+ s: unreadable input")));
+            REQUIRE(
+                std::regex_search(log, std::regex(stamp + "FAILED " + label + " after [0-9.]+ s: unreadable input")));
         } else {
             REQUIRE(std::regex_search(log, std::regex(stamp + "end " + label + " [0-9.]+ s")));
             REQUIRE(std::regex_search(log, std::regex(stamp + label + ": wrote out/" + std::to_string(i) + ".csv")));
@@ -422,7 +448,8 @@ TEST_CASE("log: timestamped start and end of every block, failures, notes, check
         }
     }
     REQUIRE(std::regex_search(log, std::regex(stamp + "run start: 6 blocks on 2 workers, checkpoint ")));
-    REQUIRE(std::regex_search(log, std::regex(stamp + "run end: 5 of 6 blocks here \\(1 failed, 5 from checkpoint\\)")));
+    REQUIRE(
+        std::regex_search(log, std::regex(stamp + "run end: 5 of 6 blocks here \\(1 failed, 5 from checkpoint\\)")));
     REQUIRE(n_lines > 20);
     fs::remove_all(dir);
 }
@@ -436,17 +463,22 @@ TEST_CASE("progress: done/total, rate and ETA on stderr", "[run_options][progres
     chunkwise::thread_policy pool(2);
     chunkwise::run_options opt;
     opt.progress = true;
-    (void)chunkwise::map_blocks(pool, chunkwise::partition(20, parts{20}), [](const block& b) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(2));
-        return b.size();
-    }, opt);
+    (void)chunkwise::map_blocks(
+        pool, chunkwise::partition(20, parts{20}),
+        [](const block& b) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(2));
+            return b.size();
+        },
+        opt);
     std::fflush(stderr);
     ::dup2(saved, 2);
     ::close(fd);
     ::close(saved);
     const std::string err = read_text(dir / "err.txt");
     INFO(err);
-    REQUIRE(std::regex_search(err, std::regex(R"(\[chunkwise\] \d+/20 blocks +\d+%  [0-9.]+ blocks/s  elapsed \d+:\d\d  ETA (\d+:\d\d|\?))")));
+    REQUIRE(std::regex_search(
+        err,
+        std::regex(R"(\[chunkwise\] \d+/20 blocks +\d+%  [0-9.]+ blocks/s  elapsed \d+:\d\d  ETA (\d+:\d\d|\?))")));
     REQUIRE(std::regex_search(err, std::regex(R"(\[chunkwise\] 20/20 blocks 100%.*ETA 0:00\n$)")));
     std::size_t lines = std::count(err.begin(), err.end(), '\n');
     REQUIRE(lines >= 2);
@@ -487,7 +519,9 @@ TEST_CASE("checkpoint: a result that cannot be saved is kept, counted and logged
     if (pid == 0) {
         ::close(fds[0]);
         std::signal(SIGXFSZ, SIG_IGN);
-        struct rlimit rl{65536, 65536};
+        struct rlimit rl {
+            65536, 65536
+        };
         ::setrlimit(RLIMIT_FSIZE, &rl);
         chunkwise::thread_policy pool(2);
         chunkwise::run_options opt;
@@ -497,12 +531,14 @@ TEST_CASE("checkpoint: a result that cannot be saved is kept, counted and logged
         const auto blocks = chunkwise::partition(300, parts{300});
         std::string out;
         try {
-            auto partial = chunkwise::map_blocks(pool, blocks, [](const block& b) { return std::vector<double>(256, double(b.index)); }, opt);
+            auto partial = chunkwise::map_blocks(
+                pool, blocks, [](const block& b) { return std::vector<double>(256, double(b.index)); }, opt);
             const std::size_t unsaved = partial.stats().checkpoint_save_failures;
             const auto all = chunkwise::gather(pool, std::move(partial));
             bool right = all.size() == 300;
             for (std::size_t i = 0; right && i < all.size(); ++i) right = all[i] == std::vector<double>(256, double(i));
-            out = "kept " + std::to_string(all.size()) + " right " + std::to_string(right) + " unsaved " + std::to_string(unsaved);
+            out = "kept " + std::to_string(all.size()) + " right " + std::to_string(right) + " unsaved " +
+                  std::to_string(unsaved);
         } catch (const std::exception& e) {
             out = std::string("threw: ") + e.what();
         }
@@ -527,8 +563,9 @@ TEST_CASE("checkpoint: a result that cannot be saved is kept, counted and logged
     chunkwise::thread_policy pool(2);
     chunkwise::run_options opt;
     opt.checkpoint = dir / "ckpt";
-    auto again = chunkwise::map_blocks(pool, chunkwise::partition(300, parts{300}),
-                                       [](const block& b) { return std::vector<double>(256, double(b.index)); }, opt);
+    auto again = chunkwise::map_blocks(
+        pool, chunkwise::partition(300, parts{300}),
+        [](const block& b) { return std::vector<double>(256, double(b.index)); }, opt);
     REQUIRE(again.stats().from_checkpoint > 0);
     REQUIRE(again.stats().from_checkpoint < 300);
     fs::remove_all(dir);
@@ -550,7 +587,8 @@ TEST_CASE("checkpoint: tensors of another rank are recomputed, not failed", "[ru
         std::fill(t.v.begin(), t.v.end(), double(b.index) + 0.5);
         return t;
     };
-    REQUIRE(chunkwise::checkpoint_traits<fixed_tensor<2>>::type_name() != chunkwise::checkpoint_traits<fixed_tensor<3>>::type_name());
+    REQUIRE(chunkwise::checkpoint_traits<fixed_tensor<2>>::type_name() !=
+            chunkwise::checkpoint_traits<fixed_tensor<3>>::type_name());
     (void)chunkwise::map_blocks(serial, blocks, two, opt);
     auto r3 = chunkwise::map_blocks(serial, blocks, three, opt);
     REQUIRE(r3.ok());
@@ -575,14 +613,16 @@ TEST_CASE("checkpoint: crafted lengths, leftovers of killed compactions", "[run_
     chunkwise::serial_policy serial;
     chunkwise::run_options opt;
     opt.checkpoint = dir;
-    auto r = chunkwise::map_blocks(serial, chunkwise::partition(10, parts{2}), [](const block& b) { return b.size(); }, opt);
+    auto r = chunkwise::map_blocks(
+        serial, chunkwise::partition(10, parts{2}), [](const block& b) { return b.size(); }, opt);
     REQUIRE(r.stats().from_checkpoint == 0);
     REQUIRE_FALSE(fs::exists(dir / "rank-0.ckptlog.compact.12345"));
     REQUIRE(chunkwise::detail::checkpoint_store::count(dir) == 2);
     fs::remove_all(dir);
 }
 
-TEST_CASE("checkpoint: many blocks make one log; a log of mostly replaced records is compacted", "[run_options][checkpoint]") {
+TEST_CASE("checkpoint: many blocks make one log; a log of mostly replaced records is compacted",
+          "[run_options][checkpoint]") {
     const auto dir = scratch("compact");
     chunkwise::thread_policy pool(2);
     chunkwise::run_options opt;
@@ -596,7 +636,8 @@ TEST_CASE("checkpoint: many blocks make one log; a log of mostly replaced record
     REQUIRE(chunkwise::detail::checkpoint_store::count(dir) == 20000);
     // Other result types for the same blocks replace every record: the log is then mostly dead.
     auto wide = [](const block& b) { return static_cast<double>(b.index); };
-    (void)chunkwise::map_blocks(pool, many, [](const block& b) { return static_cast<std::uint64_t>(b.index); }, opt);
+    (void)chunkwise::map_blocks(
+        pool, many, [](const block& b) { return static_cast<std::uint64_t>(b.index); }, opt);
     (void)chunkwise::map_blocks(pool, many, wide, opt);
     const auto before = fs::file_size(dir / "rank-0.ckptlog");
     const std::uint64_t saved = chunkwise::detail::checkpoint_compact_bytes;

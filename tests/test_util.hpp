@@ -13,6 +13,15 @@
 
 namespace test {
 
+/// A fresh, empty directory for one test's files (named after the test and this process).
+inline std::filesystem::path scratch(const std::string& name) {
+    const auto dir =
+        std::filesystem::temp_directory_path() / ("chunkwise-test-" + name + "-" + std::to_string(::getpid()));
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    return dir;
+}
+
 /// Sums of values spanning 20 orders of magnitude: any change in the order of additions changes bits.
 inline double wild_sum(const chunkwise::block& b) {
     std::mt19937_64 rng(b.begin * 7919 + b.end);
