@@ -22,14 +22,15 @@
 namespace {
 
 void print_report(const char* label, const chunkwise::h5::layout_report& r) {
-    std::printf("%s: chunks %s, %zu chunks and %zu bytes decoded per row of %zu bytes (%.1fx)\n", label,
-                [&] {
-                    std::string s = "(";
-                    for (std::size_t d = 0; d < r.chunk.size(); ++d) s += (d ? ", " : "") + std::to_string(r.chunk[d]);
-                    return r.chunk.empty() ? std::string("contiguous") : s + ")";
-                }()
-                    .c_str(),
-                r.chunks_per_row, r.bytes_decoded_per_row, r.row_bytes, r.amplification);
+    std::printf(
+        "%s: chunks %s, %zu chunks and %zu bytes decoded per row of %zu bytes (%.1fx)\n", label,
+        [&] {
+            std::string s = "(";
+            for (std::size_t d = 0; d < r.chunk.size(); ++d) s += (d ? ", " : "") + std::to_string(r.chunk[d]);
+            return r.chunk.empty() ? std::string("contiguous") : s + ")";
+        }()
+            .c_str(),
+        r.chunks_per_row, r.bytes_decoded_per_row, r.row_bytes, r.amplification);
 }
 
 }  // namespace
@@ -80,7 +81,8 @@ int main(int argc, char** argv) {
         }
         const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         std::printf("rewrote %zu chunks, %.1f MiB -> %.1f MiB file in %.2f s on %zu threads\n", r.chunks,
-                    double(r.bytes_in) / (1 << 20), double(std::filesystem::file_size(out)) / (1 << 20), s, opt.threads);
+                    double(r.bytes_in) / (1 << 20), double(std::filesystem::file_size(out)) / (1 << 20), s,
+                    opt.threads);
         print_report("after ", chunkwise::h5::analyze_layout(chunkwise::h5::dataset(out, out_path)));
     } catch (const std::exception& e) {
         std::fprintf(stderr, "04-rechunk: %s\n", e.what());

@@ -62,7 +62,8 @@ std::vector<double> rmsd_all(chunkwise::thread_policy& pool, const chunkwise::h5
         } else {
             buf.resize(b.size() * atoms * 3);
             ds.read_into(b, std::span<float>(buf));
-            for (std::size_t f = 0; f < b.size(); ++f) out.push_back(example::rmsd(buf.data() + f * atoms * 3, ref.data(), atoms));
+            for (std::size_t f = 0; f < b.size(); ++f)
+                out.push_back(example::rmsd(buf.data() + f * atoms * 3, ref.data(), atoms));
         }
         return out;
     });
@@ -145,8 +146,9 @@ int main(int argc, char** argv) {
                     stats.total(&chunkwise::worker_stats::read), stats.total(&chunkwise::worker_stats::busy));
 
         const bool same = by_frame == by_block && by_frame == after;
-        std::printf("\nframe-by-frame reads after rechunking: %.1fx faster; chunk-aligned blocks on the original: %.1fx\n",
-                    t_frame / t_after, t_frame / t_block);
+        std::printf(
+            "\nframe-by-frame reads after rechunking: %.1fx faster; chunk-aligned blocks on the original: %.1fx\n",
+            t_frame / t_after, t_frame / t_block);
         std::printf("rmsd[%zu] = %.6f; all three agree to the bit: %s (%zu threads)\n", frames - 1, by_frame.back(),
                     same ? "yes" : "NO", threads);
         bool keep = false;

@@ -46,7 +46,8 @@ rechunk_result rechunk(const chunkwise::h5::dataset& src, const std::string& out
     h5::chunk_writer<T> out(out_file, out_path, dims, wo);
 
     chunkwise::thread_policy pool(opt.threads);
-    const auto blocks = chunkwise::partition(dims[0], chunkwise::parts{opt.threads * 8}, chunkwise::align{opt.chunk[0]});
+    const auto blocks =
+        chunkwise::partition(dims[0], chunkwise::parts{opt.threads * 8}, chunkwise::align{opt.chunk[0]});
     auto partial = chunkwise::map_blocks(pool, blocks, [&](const chunkwise::block& b) {
         const auto rows = src.read<T>(b);
         out.write_rows(b.begin, std::span<const T>(rows.data(), rows.size()));

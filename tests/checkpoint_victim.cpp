@@ -34,7 +34,8 @@ int main(int argc, char** argv) {
     const std::size_t loaded = r.stats().from_checkpoint;
     const auto all = chunkwise::gather(pool, std::move(r));
     std::ofstream f(out, std::ios::binary | std::ios::trunc);
-    for (const auto& v : all) f.write(reinterpret_cast<const char*>(v.data()), static_cast<std::streamsize>(v.size() * sizeof(double)));
+    for (const auto& v : all)
+        f.write(reinterpret_cast<const char*>(v.data()), static_cast<std::streamsize>(v.size() * sizeof(double)));
     std::ofstream(out + ".summary") << loaded << "\n";
     return 0;
 }

@@ -19,9 +19,7 @@ struct hybrid_contiguous {
     static std::string name() { return "hybrid(2)"; }
 };
 struct hybrid_dynamic {
-    static chunkwise::hybrid_policy make() {
-        return chunkwise::hybrid_policy({}, 3, chunkwise::mpi_schedule::dynamic);
-    }
+    static chunkwise::hybrid_policy make() { return chunkwise::hybrid_policy({}, 3, chunkwise::mpi_schedule::dynamic); }
     static std::string name() { return "hybrid(3) dynamic"; }
 };
 

@@ -24,9 +24,9 @@ std::string tree_text(const std::string& a, const std::string& b) { return "(" +
 template <class Policy>
 std::string reduce_text(Policy& policy, std::size_t n) {
     const auto blocks = chunkwise::partition(n, parts{n});
-    return chunkwise::reduce(policy,
-                             chunkwise::map_blocks(policy, blocks, [](const block& b) { return std::to_string(b.index); }),
-                             tree_text);
+    return chunkwise::reduce(
+        policy, chunkwise::map_blocks(policy, blocks, [](const block& b) { return std::to_string(b.index); }),
+        tree_text);
 }
 
 }  // namespace

@@ -98,7 +98,7 @@ TEST_CASE("metadata: shape, chunks, type, filters, and which reads decode in the
     h5::dataset f(file, "/f");
     REQUIRE(f.filters() == std::vector<std::string>{"fletcher32"});
     REQUIRE_FALSE(f.decodes_in_worker<float>());  // fletcher32: falls back to H5Dread
-    h5::dataset copy = ds;                         // cheap copies share one open dataset
+    h5::dataset copy = ds;                        // cheap copies share one open dataset
     REQUIRE((copy.read<float, 3>(block{0, 2, 5}) == ds.read<float, 3>(block{0, 2, 5})));
     std::filesystem::remove_all(dir);
 }
@@ -139,7 +139,8 @@ TEST_CASE("four threads read at once and get what one thread gets", "[hdf5][thre
     const auto file = dir / "t.h5";
     test::write_dataset(file, "/z", {200, 16, 3}, test::type("f32le"), test::layout("deflate+shuffle"), {4, 8, 3});
     test::write_dataset(file, "/c", {200, 16, 3}, test::type("f64be"), test::layout("contiguous"), {});
-    test::write_dataset(file, "/s", {200, 16, 3}, test::type("f32le"), test::layout("scaleoffset"), {4, 8, 3});  // fallback
+    test::write_dataset(file, "/s", {200, 16, 3}, test::type("f32le"), test::layout("scaleoffset"),
+                        {4, 8, 3});  // fallback
     for (const char* name : {"/z", "/c", "/s"}) {
         h5::dataset ds(file, name);
         const auto blocks = h5::partition(ds, parts{50});
@@ -188,8 +189,9 @@ TEST_CASE("bad input gives h5::error naming file and dataset", "[hdf5][errors]")
                                return e.file() == (dir / "missing.h5").string() && e.dataset() == "/x" &&
                                       std::string(e.what()).find("no such file") != std::string::npos;
                            }));
-    REQUIRE_THROWS_WITH(open(file, "/group/nope"),
-                        Contains(f + ":/group/nope") && Contains("'nope' is not in group '/group', which holds data, other"));
+    REQUIRE_THROWS_WITH(
+        open(file, "/group/nope"),
+        Contains(f + ":/group/nope") && Contains("'nope' is not in group '/group', which holds data, other"));
     REQUIRE_THROWS_WITH(open(file, "/nothing/here"), Contains("'nothing' is not in group '/'") && Contains("group"));
     REQUIRE_THROWS_WITH(open(file, "/group"), Contains("is a group, not a dataset; it holds data, other"));
     REQUIRE_THROWS_WITH(open(file, "/group/data/deeper"), Contains("'/group/data' is not a group"));
@@ -250,7 +252,8 @@ TEST_CASE("truncated and corrupted files give h5::error or exactly what H5Dread 
         auto bad = bytes;
         for (std::size_t i = at; i < std::min(size, at + 24); ++i) bad[i] = static_cast<char>(bad[i] ^ 0x5a);
         const auto corrupt = dir / "corrupt.h5";
-        std::ofstream(corrupt, std::ios::binary | std::ios::trunc).write(bad.data(), static_cast<std::streamsize>(size));
+        std::ofstream(corrupt, std::ios::binary | std::ios::trunc)
+            .write(bad.data(), static_cast<std::streamsize>(size));
         errors += check(corrupt);
     }
     REQUIRE(errors > 0);
@@ -272,13 +275,14 @@ TEST_CASE("write: a gathered result lands in a dataset HDF5 readers read", "[hdf
     deflate_only.deflate = 1;
     h5::write(file, "/results/auto", frames, deflate_only);
     {
-    h5::dataset ds(file, "/results/frames");
-    REQUIRE(ds.chunk_shape() == std::vector<std::size_t>{1, 4, 3});
-    REQUIRE(ds.filters() == std::vector<std::string>{"shuffle", "deflate"});
-    REQUIRE((ds.read<float, 3>(block{0, 0, 10}) == frames));
-    REQUIRE(test::h5dread_rows<float>(file, "/results/frames", H5T_NATIVE_FLOAT, 3, 4)[5] == frames(3, 1, 2));
-    REQUIRE((h5::dataset(file, "/results/plain").read<double, 1>(block{0, 0, 3}) == xt::xtensor<double, 1>{1.5, 2.5, 3.5}));
-    REQUIRE((h5::dataset(file, "/results/auto").read<float, 3>(block{0, 0, 10}) == frames));
+        h5::dataset ds(file, "/results/frames");
+        REQUIRE(ds.chunk_shape() == std::vector<std::size_t>{1, 4, 3});
+        REQUIRE(ds.filters() == std::vector<std::string>{"shuffle", "deflate"});
+        REQUIRE((ds.read<float, 3>(block{0, 0, 10}) == frames));
+        REQUIRE(test::h5dread_rows<float>(file, "/results/frames", H5T_NATIVE_FLOAT, 3, 4)[5] == frames(3, 1, 2));
+        REQUIRE((h5::dataset(file, "/results/plain").read<double, 1>(block{0, 0, 3}) ==
+                 xt::xtensor<double, 1>{1.5, 2.5, 3.5}));
+        REQUIRE((h5::dataset(file, "/results/auto").read<float, 3>(block{0, 0, 10}) == frames));
     }  // readers closed: HDF5 cannot open a file for writing that this process has open read-only
     REQUIRE_THROWS_WITH(h5::write(file, "/results/plain", std::vector<double>{1}),
                         Catch::Matchers::Contains("the dataset already exists"));
@@ -287,7 +291,8 @@ TEST_CASE("write: a gathered result lands in a dataset HDF5 readers read", "[hdf
     REQUIRE_THROWS_WITH(h5::write(file, "/x", frames, wrong_rank), Catch::Matchers::Contains("2 axes, the array 3"));
     h5::write_options wrong_level;
     wrong_level.deflate = 11;
-    REQUIRE_THROWS_WITH(h5::write(file, "/y", frames, wrong_level), Catch::Matchers::Contains("deflate level must be 0-9"));
+    REQUIRE_THROWS_WITH(h5::write(file, "/y", frames, wrong_level),
+                        Catch::Matchers::Contains("deflate level must be 0-9"));
     std::filesystem::remove_all(dir);
 }
 
@@ -333,10 +338,13 @@ TEST_CASE("write_blocks: block results concatenated into one dataset; failed blo
     chunkwise::run_options collect;
     collect.errors = chunkwise::on_error::collect;
     h5::write_blocks(pool, file, "/some",
-                     chunkwise::map_blocks(pool, blocks, [&](const block& b) {
-                         if (b.index == 2) throw std::runtime_error("x");
-                         return rows(b);
-                     }, collect));
+                     chunkwise::map_blocks(
+                         pool, blocks,
+                         [&](const block& b) {
+                             if (b.index == 2) throw std::runtime_error("x");
+                             return rows(b);
+                         },
+                         collect));
     h5::write_blocks(pool, file, "/vector", chunkwise::map_blocks(pool, blocks, [](const block& b) {
                          return std::vector<int>(b.size(), static_cast<int>(b.index));
                      }));
@@ -352,7 +360,8 @@ TEST_CASE("write_blocks: block results concatenated into one dataset; failed blo
         h5::dataset vec(file, "/vector");
         REQUIRE(vec.read<int, 1>(block{0, 49, 50})(0) == 6);
     }
-    REQUIRE_THROWS_WITH(h5::write_blocks(pool, file, "/all", chunkwise::map_blocks(pool, blocks, rows)),
-                        Catch::Matchers::Contains(file.string() + ":/all") && Catch::Matchers::Contains("already exists"));
+    REQUIRE_THROWS_WITH(
+        h5::write_blocks(pool, file, "/all", chunkwise::map_blocks(pool, blocks, rows)),
+        Catch::Matchers::Contains(file.string() + ":/all") && Catch::Matchers::Contains("already exists"));
     std::filesystem::remove_all(dir);
 }

@@ -91,8 +91,9 @@ void check_dataset(const std::filesystem::path& file, const std::string& name, t
     std::size_t row = 1;
     for (std::size_t d = 1; d < ds->rank(); ++d) row *= ds->shape()[d];
     // Damage can make a shape enormous: then only the first rows are read.
-    const std::size_t rows = row > (1u << 16) ? std::min<std::size_t>(ds->shape()[0], 1)
-                                              : std::min<std::size_t>(ds->shape()[0], (1u << 16) / std::max<std::size_t>(row, 1));
+    const std::size_t rows = row > (1u << 16)
+                                 ? std::min<std::size_t>(ds->shape()[0], 1)
+                                 : std::min<std::size_t>(ds->shape()[0], (1u << 16) / std::max<std::size_t>(row, 1));
     std::optional<std::vector<double>> whole;
     bool fetched = false;
     auto compare = [&](const double* got, std::size_t n, std::size_t first_value) {
@@ -131,7 +132,8 @@ void check_dataset(const std::filesystem::path& file, const std::string& name, t
                                                ds->read_into(b, std::span<double>(v));
                                                return v;
                                            }));
-            for (std::size_t k = 0; k < blocks.size(); ++k) compare(parts[k].data(), parts[k].size(), blocks[k].begin * row);
+            for (std::size_t k = 0; k < blocks.size(); ++k)
+                compare(parts[k].data(), parts[k].size(), blocks[k].begin * row);
         } catch (const chunkwise::block_error& e) {
             // A block's h5::error, reported through map_blocks: still an h5::error.
             REQUIRE_THROWS_AS(std::rethrow_exception(e.original()), h5::error);
@@ -168,7 +170,8 @@ TEST_CASE("damaged files: every read is an h5::error or exactly H5Dread's values
             }
         } else if (how == 2) {  // overwrite a run of up to 16 bytes
             const std::size_t at = rng() % bytes.size();
-            for (std::size_t i = at; i < std::min(bytes.size(), at + 1 + rng() % 16); ++i) bytes[i] = static_cast<char>(rng());
+            for (std::size_t i = at; i < std::min(bytes.size(), at + 1 + rng() % 16); ++i)
+                bytes[i] = static_cast<char>(rng());
         } else {  // set one byte to 0 or 0xff (sizes, counts, flags)
             bytes[rng() % bytes.size()] = static_cast<char>((rng() & 1) ? 0 : 0xff);
         }

@@ -38,7 +38,8 @@ TEMPLATE_TEST_CASE("each rank reads its blocks of a shared file", "[mpi][hdf5]",
     const auto file = std::filesystem::temp_directory_path() / ("chunkwise-mpi-" + std::to_string(pid) + ".h5");
     if (world.rank() == 0) {
         std::filesystem::remove(file);
-        test::write_dataset(file, "/traj/xyz", {97, 11, 3}, test::type("f32le"), test::layout("deflate+shuffle"), {4, 11, 3});
+        test::write_dataset(file, "/traj/xyz", {97, 11, 3}, test::type("f32le"), test::layout("deflate+shuffle"),
+                            {4, 11, 3});
         test::write_dataset(file, "/traj/box", {97, 3}, test::type("f64be"), test::layout("contiguous"), {});
     }
     world.barrier();
@@ -52,10 +53,14 @@ TEMPLATE_TEST_CASE("each rank reads its blocks of a shared file", "[mpi][hdf5]",
         REQUIRE(got.size() == expect.size());
         for (std::size_t i = 0; i < got.size(); ++i) REQUIRE((got[i] == expect[i]));
         const double sum = chunkwise::all_reduce(
-            policy, chunkwise::map_blocks(policy, blocks, [&](const chunkwise::block& b) { return xt::sum(ds.read<double>(b))(); }),
+            policy,
+            chunkwise::map_blocks(policy, blocks,
+                                  [&](const chunkwise::block& b) { return xt::sum(ds.read<double>(b))(); }),
             std::plus<>{});
         const double serial_sum = chunkwise::reduce(
-            serial, chunkwise::map_blocks(serial, blocks, [&](const chunkwise::block& b) { return xt::sum(ds.read<double>(b))(); }),
+            serial,
+            chunkwise::map_blocks(serial, blocks,
+                                  [&](const chunkwise::block& b) { return xt::sum(ds.read<double>(b))(); }),
             std::plus<>{});
         REQUIRE(sum == serial_sum);
     }
@@ -63,7 +68,8 @@ TEMPLATE_TEST_CASE("each rank reads its blocks of a shared file", "[mpi][hdf5]",
     if (world.rank() == 0) std::filesystem::remove(file);
 }
 
-TEMPLATE_TEST_CASE("write_blocks: every rank's blocks land in one dataset", "[mpi][hdf5][write]", CHUNKWISE_MPI_POLICIES) {
+TEMPLATE_TEST_CASE("write_blocks: every rank's blocks land in one dataset", "[mpi][hdf5][write]",
+                   CHUNKWISE_MPI_POLICIES) {
     auto policy = TestType::make();
     boost::mpi::communicator world;
     int pid = static_cast<int>(::getpid());
@@ -90,7 +96,8 @@ TEMPLATE_TEST_CASE("write_blocks: every rank's blocks land in one dataset", "[mp
         for (std::size_t i = 0; i < a.size(); ++i) REQUIRE(a.data()[i] == static_cast<float>(i));
     }
     REQUIRE(h5::dataset(file, "/frames").chunk_shape() == std::vector<std::size_t>{5, 2, 3});
-    REQUIRE_THROWS_AS(h5::write_blocks(policy, file, "/frames", chunkwise::map_blocks(policy, blocks, rows)), h5::error);
+    REQUIRE_THROWS_AS(h5::write_blocks(policy, file, "/frames", chunkwise::map_blocks(policy, blocks, rows)),
+                      h5::error);
     world.barrier();
     if (world.rank() == 0) std::filesystem::remove(file);
 }
@@ -112,7 +119,9 @@ TEMPLATE_TEST_CASE("write_blocks: one rank's results of another shape is every r
     REQUIRE_THROWS_WITH(h5::write_blocks(policy, file, "/bad", chunkwise::map_blocks(policy, blocks, rows)),
                         Catch::Matchers::Contains("disagree in shape beyond axis 0"));
     // Every rank returned (no one waits in a collective): the same communicator still works.
-    auto good = [](const chunkwise::block& b) { return xt::xtensor<double, 2>::from_shape({b.size(), std::size_t{3}}); };
+    auto good = [](const chunkwise::block& b) {
+        return xt::xtensor<double, 2>::from_shape({b.size(), std::size_t{3}});
+    };
     h5::write_blocks(policy, file, "/good", chunkwise::map_blocks(policy, blocks, good));
     REQUIRE(h5::dataset(file, "/good").shape() == std::vector<std::size_t>{40, 3});
     world.barrier();

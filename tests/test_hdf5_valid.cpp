@@ -22,9 +22,9 @@
 #include <string>
 #include <vector>
 
+using Catch::Matchers::Contains;
 using chunkwise::block;
 using chunkwise::parts;
-using Catch::Matchers::Contains;
 namespace h5 = chunkwise::h5;
 
 namespace {
@@ -121,7 +121,8 @@ TEST_CASE("an unfiltered chunk stored at another size than its chunk: HDF5's val
     REQUIRE(shrt.read<int, 2>(block{0, 2, 4})(1, 7) == 3007);
     for (const block& rows : {block{0, 1, 2}, block{0, 0, 4}}) {
         REQUIRE_THROWS_WITH((shrt.read<int, 2>(rows)),
-                            Contains(file.string() + ":/short") && Contains("chunk at (1, 0) is stored in 40 bytes, fewer than its 240"));
+                            Contains(file.string() + ":/short") &&
+                                Contains("chunk at (1, 0) is stored in 40 bytes, fewer than its 240"));
         REQUIRE_THROWS_AS((shrt.read<double>(rows)), h5::error);
     }
     std::filesystem::remove_all(dir);
@@ -259,7 +260,8 @@ TEST_CASE("integer types with padding convert through HDF5, never as raw bytes",
     H5Tset_offset(padded_be, 3);
     for (const auto& [name, type] : {std::pair{std::string("/le"), padded}, std::pair{std::string("/be"), padded_be}}) {
         for (const bool chunked : {false, true}) {
-            made m = make(file, name + (chunked ? "c" : ""), {12, 5}, type, chunked ? std::vector<hsize_t>{4, 5} : std::vector<hsize_t>{},
+            made m = make(file, name + (chunked ? "c" : ""), {12, 5}, type,
+                          chunked ? std::vector<hsize_t>{4, 5} : std::vector<hsize_t>{},
                           chunked ? +[](hid_t p) { H5Pset_deflate(p, 1); } : nullptr);
             write_rows(m.dset, 0, 12, 5, [](std::size_t r, std::size_t c) { return static_cast<int>(r * 5 + c) - 20; });
             close_all(m);
@@ -329,7 +331,9 @@ std::string with_file_size_limit(rlim_t limit, F f) {
     if (pid == 0) {
         ::close(fds[0]);
         std::signal(SIGXFSZ, SIG_IGN);
-        struct rlimit rl{limit, limit};
+        struct rlimit rl {
+            limit, limit
+        };
         ::setrlimit(RLIMIT_FSIZE, &rl);
         std::string out;
         try {
@@ -355,7 +359,8 @@ std::string with_file_size_limit(rlim_t limit, F f) {
 }
 }  // namespace
 
-TEST_CASE("write and write_blocks on a full disk: h5::error naming the file, nothing left to block a retry", "[hdf5][valid][write]") {
+TEST_CASE("write and write_blocks on a full disk: h5::error naming the file, nothing left to block a retry",
+          "[hdf5][valid][write]") {
     const auto dir = test::scratch("full-disk");
     const auto file = dir / "out.h5";
     std::vector<double> values(1000);
@@ -365,7 +370,7 @@ TEST_CASE("write and write_blocks on a full disk: h5::error naming the file, not
         const std::string what = with_file_size_limit(4096, [&] { h5::write(file, "/values", values); });
         REQUIRE_THAT(what, Contains("h5::error") && Contains(file.string() + ":/values"));
         REQUIRE_FALSE(std::filesystem::exists(file));  // the partly written file is gone
-        h5::write(file, "/values", values);                // the retry succeeds
+        h5::write(file, "/values", values);            // the retry succeeds
         const auto back = h5::dataset(file, "/values").read<double, 1>(block{0, 0, 1000});
         REQUIRE(back(743) == 744.0);
     }
@@ -422,11 +427,12 @@ TEST_CASE("decode buffers stay bounded after reading very large chunks", "[hdf5]
     for (std::size_t threads : {1u, 2u}) {
         chunkwise::thread_policy pool(threads);
         // (Checked outside the workers: Catch2's assertions are not thread-safe.)
-        auto held = chunkwise::gather(pool, chunkwise::map_blocks(pool, chunkwise::partition(2, parts{2}), [&](const block& b) {
-                                          std::vector<float> v(1u << 24);
-                                          ds.read_into(b, std::span<float>(v));
-                                          return std::pair{v[999], h5::detail::scratch_bytes_held()};
-                                      }));
+        auto held =
+            chunkwise::gather(pool, chunkwise::map_blocks(pool, chunkwise::partition(2, parts{2}), [&](const block& b) {
+                                  std::vector<float> v(1u << 24);
+                                  ds.read_into(b, std::span<float>(v));
+                                  return std::pair{v[999], h5::detail::scratch_bytes_held()};
+                              }));
         REQUIRE(held[0].first == 0.0f);
         REQUIRE(held[1].first == 999.0f);
         for (const auto& [value, bytes] : held) REQUIRE(bytes <= h5::detail::scratch::keep_bytes);
@@ -456,7 +462,8 @@ TEST_CASE("enum and bool datasets (h5py's bool) read as their integers", "[hdf5]
     made c = make(file, "/colour", {6}, colour, {});
     const std::int16_t raw[6] = {-300, 2, 700, 2, -300, 700};
     std::vector<std::int16_t> stored(6);
-    for (std::size_t i = 0; i < 6; ++i) stored[i] = static_cast<std::int16_t>(((raw[i] & 0xff) << 8) | ((raw[i] >> 8) & 0xff));
+    for (std::size_t i = 0; i < 6; ++i)
+        stored[i] = static_cast<std::int16_t>(((raw[i] & 0xff) << 8) | ((raw[i] >> 8) & 0xff));
     REQUIRE(H5Dwrite(c.dset, colour, H5S_ALL, H5S_ALL, H5P_DEFAULT, stored.data()) >= 0);
     close_all(c);
     H5Tclose(boolean);
@@ -467,10 +474,12 @@ TEST_CASE("enum and bool datasets (h5py's bool) read as their integers", "[hdf5]
     for (std::size_t threads : {1u, 3u}) {
         chunkwise::thread_policy pool(threads);
         const auto blocks = h5::partition(fl, parts{3});
-        auto got = chunkwise::gather(pool, chunkwise::map_blocks(pool, blocks, [&](const block& rows) { return fl.read<int, 2>(rows); }));
+        auto got = chunkwise::gather(
+            pool, chunkwise::map_blocks(pool, blocks, [&](const block& rows) { return fl.read<int, 2>(rows); }));
         for (std::size_t k = 0; k < blocks.size(); ++k) {
             for (std::size_t r = blocks[k].begin; r < blocks[k].end; ++r) {
-                for (std::size_t col = 0; col < 4; ++col) REQUIRE(got[k](r - blocks[k].begin, col) == flags[r * 4 + col]);
+                for (std::size_t col = 0; col < 4; ++col)
+                    REQUIRE(got[k](r - blocks[k].begin, col) == flags[r * 4 + col]);
             }
         }
     }
@@ -505,7 +514,8 @@ TEST_CASE("a corrupted float type is an h5::error, never a crash in HDF5's conve
     auto bytes = test::file_bytes(file);
     // IEEE F32LE in a datatype message: class/version, bit field, size 4, offset 0, precision 32,
     // exponent at 23 (8 bits), mantissa at 0 (23 bits), bias 127.
-    const std::size_t at = test::find_bytes(bytes, {0x11, 0x20, 0x1f, 0x00, 0x04, 0, 0, 0, 0, 0, 0x20, 0, 0x17, 0x08, 0x00, 0x17});
+    const std::size_t at =
+        test::find_bytes(bytes, {0x11, 0x20, 0x1f, 0x00, 0x04, 0, 0, 0, 0, 0, 0x20, 0, 0x17, 0x08, 0x00, 0x17});
     for (const auto& [field, value] : {std::pair{12, 0x40}, std::pair{15, 0x60}, std::pair{13, 0x30}}) {
         auto bad = bytes;
         bad[at + field] = static_cast<char>(value);
@@ -553,8 +563,9 @@ TEST_CASE("a layout message with a chunk dimension of 0 is an h5::error, not HDF
     REQUIRE(static_cast<unsigned char>(bytes[at + 11]) == 7);
     bytes[at + 11] = 0;
     test::write_bytes(file, bytes);
-    REQUIRE_THROWS_WITH(h5::dataset(file, "/c"), Contains(file.string() + ":/c") && Contains("damaged layout message") &&
-                                                      Contains("a chunk dimension of 0"));
+    REQUIRE_THROWS_WITH(h5::dataset(file, "/c"), Contains(file.string() + ":/c") &&
+                                                     Contains("damaged layout message") &&
+                                                     Contains("a chunk dimension of 0"));
     REQUIRE(h5::dataset(file, "/ok").read<double, 1>(block{0, 0, 30}).size() == 30);  // the rest of the file reads
     std::filesystem::remove_all(dir);
 }

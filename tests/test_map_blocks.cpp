@@ -58,21 +58,19 @@ TEMPLATE_TEST_CASE("map_blocks keeps every block's result under its index", "[ma
 TEMPLATE_TEST_CASE("map_blocks takes any random-access sized range", "[map_blocks]", CHUNKWISE_LOCAL_POLICIES) {
     auto policy = TestType::make();
     const std::vector<std::string> names{"alpha", "beta", "gamma", "delta"};
-    auto lengths = chunkwise::gather(policy, chunkwise::map_blocks(policy, names, [](const std::string& s) {
-                                         return s.size();
-                                     }));
+    auto lengths =
+        chunkwise::gather(policy, chunkwise::map_blocks(policy, names, [](const std::string& s) { return s.size(); }));
     REQUIRE(lengths == std::vector<std::size_t>{5, 4, 5, 5});
 
-    auto squares = chunkwise::gather(
-        policy, chunkwise::map_blocks(policy, std::views::iota(0, 50), [](int i) { return i * i; }));
+    auto squares =
+        chunkwise::gather(policy, chunkwise::map_blocks(policy, std::views::iota(0, 50), [](int i) { return i * i; }));
     REQUIRE(squares.size() == 50);
     REQUIRE(squares[49] == 49 * 49);
 
     const auto blocks = chunkwise::partition(30, parts{4});
     std::span<const block> view(blocks);
-    auto sizes = chunkwise::gather(policy, chunkwise::map_blocks(policy, view.subspan(1), [](const block& b) {
-                                       return b.index;
-                                   }));
+    auto sizes = chunkwise::gather(
+        policy, chunkwise::map_blocks(policy, view.subspan(1), [](const block& b) { return b.index; }));
     REQUIRE(sizes == std::vector<std::size_t>{1, 2, 3});
 }
 

@@ -43,13 +43,12 @@ std::vector<double> ragged(const block& b) {  // 0 to 6 values per block, some b
 
 bool same_bits(double a, double b) { return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b); }
 
-const std::vector<std::pair<std::size_t, std::size_t>> shapes{{0, 3}, {1, 1}, {2, 5}, {3, 3}, {5, 2},
-                                                              {17, 17}, {1000, 64}, {4096, 1000}};
+const std::vector<std::pair<std::size_t, std::size_t>> shapes{{0, 3}, {1, 1},   {2, 5},     {3, 3},
+                                                              {5, 2}, {17, 17}, {1000, 64}, {4096, 1000}};
 
 }  // namespace
 
-TEMPLATE_TEST_CASE("gather: block order on the root, empty elsewhere, serial's bits", "[mpi]",
-                   CHUNKWISE_MPI_POLICIES) {
+TEMPLATE_TEST_CASE("gather: block order on the root, empty elsewhere, serial's bits", "[mpi]", CHUNKWISE_MPI_POLICIES) {
     auto policy = TestType::make();
     chunkwise::serial_policy serial;
     boost::mpi::communicator world;
@@ -84,7 +83,8 @@ TEMPLATE_TEST_CASE("reduce and all_reduce: serial's bits", "[mpi]", CHUNKWISE_MP
         const double expect = chunkwise::reduce(serial, chunkwise::map_blocks(serial, blocks, wild_sum), std::plus<>{});
         const double got = chunkwise::reduce(policy, chunkwise::map_blocks(policy, blocks, wild_sum), std::plus<>{});
         if (policy.is_root()) REQUIRE(same_bits(got, expect));
-        const double all = chunkwise::all_reduce(policy, chunkwise::map_blocks(policy, blocks, wild_sum), std::plus<>{});
+        const double all =
+            chunkwise::all_reduce(policy, chunkwise::map_blocks(policy, blocks, wild_sum), std::plus<>{});
         REQUIRE(same_bits(all, expect));
     }
 }

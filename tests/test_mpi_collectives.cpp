@@ -20,9 +20,9 @@
 #include <string>
 #include <vector>
 
+using Catch::Matchers::Contains;
 using chunkwise::block;
 using chunkwise::parts;
-using Catch::Matchers::Contains;
 
 namespace {
 
@@ -30,7 +30,8 @@ namespace {
 template <class Policy>
 void still_usable(Policy& policy) {
     const auto blocks = chunkwise::partition(37, parts{9});
-    auto all = chunkwise::gather(policy, chunkwise::map_blocks(policy, blocks, [](const block& b) { return b.size(); }));
+    auto all =
+        chunkwise::gather(policy, chunkwise::map_blocks(policy, blocks, [](const block& b) { return b.size(); }));
     if (policy.is_root()) REQUIRE(all.size() == 9);
 }
 
@@ -42,13 +43,15 @@ TEMPLATE_TEST_CASE("progress asked for on the root only: one progress line, no h
     chunkwise::run_options opt;
     opt.progress = policy.is_root();  // the natural way to ask for one line
     const auto blocks = chunkwise::partition(200, parts{40});
-    auto all = chunkwise::gather(policy, chunkwise::map_blocks(policy, blocks, [](const block& b) { return b.begin; }, opt));
+    auto all = chunkwise::gather(policy, chunkwise::map_blocks(
+                                             policy, blocks, [](const block& b) { return b.begin; }, opt));
     if (policy.is_root()) {
         REQUIRE(all.size() == 40);
         REQUIRE(all[39] == blocks[39].begin);
     }
     opt.progress = !policy.is_root();  // asked for everywhere but the root: the root still draws it
-    (void)chunkwise::gather(policy, chunkwise::map_blocks(policy, blocks, [](const block& b) { return b.begin; }, opt));
+    (void)chunkwise::gather(policy, chunkwise::map_blocks(
+                                        policy, blocks, [](const block& b) { return b.begin; }, opt));
     still_usable(policy);
 }
 
@@ -59,7 +62,10 @@ TEMPLATE_TEST_CASE("on_error that differs between ranks: every rank throws, nami
     chunkwise::run_options opt;
     opt.errors = policy.rank() == 0 ? chunkwise::on_error::collect : chunkwise::on_error::fail_fast;
     const auto blocks = chunkwise::partition(100, parts{20});
-    auto run = [&] { return chunkwise::map_blocks(policy, blocks, [](const block& b) { return b.index; }, opt); };
+    auto run = [&] {
+        return chunkwise::map_blocks(
+            policy, blocks, [](const block& b) { return b.index; }, opt);
+    };
     if (world.size() == 1) {
         REQUIRE(run().size() == 20);
     } else {
@@ -96,7 +102,8 @@ TEMPLATE_TEST_CASE("a reduce operation that throws on one rank: every rank throw
         INFO(TestType::name() << (everywhere ? " all_reduce" : " reduce") << " at " << world.size() << " ranks");
         auto reduce = [&](auto op) {
             auto v = values();
-            return everywhere ? chunkwise::all_reduce(policy, std::move(v), op) : chunkwise::reduce(policy, std::move(v), op);
+            return everywhere ? chunkwise::all_reduce(policy, std::move(v), op)
+                              : chunkwise::reduce(policy, std::move(v), op);
         };
         REQUIRE_THROWS_MATCHES(reduce(local), chunkwise::error,
                                Catch::Matchers::Predicate<chunkwise::error>([](const chunkwise::error& e) {
@@ -126,9 +133,10 @@ TEMPLATE_TEST_CASE("serialized results beyond the message size limit travel in p
     REQUIRE(everywhere[59] == text(blocks[59]));
     chunkwise::run_options collect;
     collect.errors = chunkwise::on_error::collect;
-    auto failing = chunkwise::map_blocks(policy, blocks, [](const block& b) -> int {
-        throw std::runtime_error(std::string(300, 'x') + std::to_string(b.index));
-    }, collect);
+    auto failing = chunkwise::map_blocks(
+        policy, blocks,
+        [](const block& b) -> int { throw std::runtime_error(std::string(300, 'x') + std::to_string(b.index)); },
+        collect);
     const auto failures = chunkwise::gather_failures(policy, failing);
     if (policy.is_root()) {
         REQUIRE(failures.size() == 60);
@@ -137,8 +145,8 @@ TEMPLATE_TEST_CASE("serialized results beyond the message size limit travel in p
     chunkwise::detail::max_message_bytes = saved;
 }
 
-TEMPLATE_TEST_CASE("collectives in different orders, or on results of different calls: every rank throws", "[mpi][collectives]",
-                   CHUNKWISE_MPI_POLICIES) {
+TEMPLATE_TEST_CASE("collectives in different orders, or on results of different calls: every rank throws",
+                   "[mpi][collectives]", CHUNKWISE_MPI_POLICIES) {
     auto policy = TestType::make();
     boost::mpi::communicator world;
     const auto blocks = chunkwise::partition(50, parts{10});
@@ -157,14 +165,15 @@ TEMPLATE_TEST_CASE("collectives in different orders, or on results of different 
             (void)chunkwise::reduce(policy, std::move(second), sum);
         }
     };
-    REQUIRE_THROWS_WITH(wrong_order(), Contains("ranks disagree on the collective call") && Contains("rank 0 called gather") &&
-                                           Contains("called reduce"));
+    REQUIRE_THROWS_WITH(wrong_order(), Contains("ranks disagree on the collective call") &&
+                                           Contains("rank 0 called gather") && Contains("called reduce"));
     // The same collective on results of different map_blocks calls: would gather foreign values.
     auto third = chunkwise::map_blocks(policy, blocks, [](const block& b) { return static_cast<double>(b.index); });
     auto fourth = chunkwise::map_blocks(policy, blocks, [](const block& b) { return static_cast<double>(b.size()); });
     auto foreign = [&] { (void)chunkwise::gather(policy, policy.rank() == 0 ? std::move(third) : std::move(fourth)); };
-    REQUIRE_THROWS_WITH(foreign(), Contains("gather of the results of map_blocks call " + std::to_string(third.call_id())) &&
-                                       Contains("call " + std::to_string(fourth.call_id())));
+    REQUIRE_THROWS_WITH(foreign(),
+                        Contains("gather of the results of map_blocks call " + std::to_string(third.call_id())) &&
+                            Contains("call " + std::to_string(fourth.call_id())));
     // A map_blocks on some ranks while the others gather.
     auto fifth = chunkwise::map_blocks(policy, blocks, [](const block& b) { return b.index; });
     auto mixed = [&] {
@@ -178,7 +187,8 @@ TEMPLATE_TEST_CASE("collectives in different orders, or on results of different 
     still_usable(policy);
 }
 
-TEMPLATE_TEST_CASE("a run that cannot be set up on one rank fails on every rank", "[mpi][collectives]", CHUNKWISE_MPI_POLICIES) {
+TEMPLATE_TEST_CASE("a run that cannot be set up on one rank fails on every rank", "[mpi][collectives]",
+                   CHUNKWISE_MPI_POLICIES) {
     auto policy = TestType::make();
     boost::mpi::communicator world;
     int pid = static_cast<int>(::getpid());
@@ -191,9 +201,11 @@ TEMPLATE_TEST_CASE("a run that cannot be set up on one rank fails on every rank"
     world.barrier();
     chunkwise::run_options opt;
     // The last rank's log cannot be opened (its folder is a file); the others' can.
-    opt.log = policy.rank() == world.size() - 1 ? dir / "a-file" / "run.log" : dir / ("run-" + std::to_string(policy.rank()) + ".log");
+    opt.log = policy.rank() == world.size() - 1 ? dir / "a-file" / "run.log"
+                                                : dir / ("run-" + std::to_string(policy.rank()) + ".log");
     const auto blocks = chunkwise::partition(20, parts{4});
-    REQUIRE_THROWS_WITH(chunkwise::map_blocks(policy, blocks, [](const block& b) { return b.index; }, opt),
+    REQUIRE_THROWS_WITH(chunkwise::map_blocks(
+                            policy, blocks, [](const block& b) { return b.index; }, opt),
                         Contains("cannot open") && Contains("a-file/run.log"));
     still_usable(policy);
     world.barrier();

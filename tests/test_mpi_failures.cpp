@@ -68,14 +68,14 @@ void check_agreed(const outcome& o) {
 template <class Policy>
 void check_usable(Policy& policy) {
     const auto blocks = chunkwise::partition(100, parts{10});
-    REQUIRE(chunkwise::all_reduce(policy, chunkwise::map_blocks(policy, blocks, [](const block& b) { return b.size(); }),
+    REQUIRE(chunkwise::all_reduce(policy,
+                                  chunkwise::map_blocks(policy, blocks, [](const block& b) { return b.size(); }),
                                   std::plus<>{}) == 100);
 }
 
 }  // namespace
 
-TEMPLATE_TEST_CASE("the first block fails at once while the others work on", "[mpi][errors]",
-                   CHUNKWISE_MPI_POLICIES) {
+TEMPLATE_TEST_CASE("the first block fails at once while the others work on", "[mpi][errors]", CHUNKWISE_MPI_POLICIES) {
     auto policy = TestType::make();
     boost::mpi::communicator world;
     const auto blocks = chunkwise::partition(64, parts{16});

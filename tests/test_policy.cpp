@@ -37,7 +37,9 @@ struct misspelt {
     int size() const { return 1; }
     int communicator() const { return 0; }
     template <class Body>
-    chunkwise::detail::exec_result execute(std::size_t, Body&, chunkwise::on_error) { return {}; }
+    chunkwise::detail::exec_result execute(std::size_t, Body&, chunkwise::on_error) {
+        return {};
+    }
     template <class R>
     std::vector<double> gather_result(R&);  // sic
     template <class R>
@@ -78,9 +80,9 @@ TEST_CASE("a policy that wraps a bundled one runs map_blocks, gather and reduce"
                                     }));
     REQUIRE(values.size() == 17);
     REQUIRE(policy.calls == 1);
-    const double total = chunkwise::reduce(policy, chunkwise::map_blocks(policy, blocks, [](const chunkwise::block& b) {
-                                               return static_cast<double>(b.size());
-                                           }),
-                                           [](double a, double b) { return a + b; });
+    const double total = chunkwise::reduce(
+        policy,
+        chunkwise::map_blocks(policy, blocks, [](const chunkwise::block& b) { return static_cast<double>(b.size()); }),
+        [](double a, double b) { return a + b; });
     REQUIRE(total == 1000.0);
 }

@@ -76,14 +76,16 @@ TEMPLATE_TEST_CASE("collect under MPI: every rank runs its blocks, the root lear
     }
     // reduce keeps the serial tree with the failed leaves absent.
     auto text = [&](auto& p) {
-        return chunkwise::all_reduce(p,
-                                     chunkwise::map_blocks(p, chunkwise::partition(9, parts{9}),
-                                                           [](const block& b) {
-                                                               if (b.index == 2 || b.index == 7) throw std::runtime_error("x");
-                                                               return std::to_string(b.index);
-                                                           },
-                                                           opt),
-                                     [](const std::string& a, const std::string& b) { return "(" + a + " " + b + ")"; });
+        return chunkwise::all_reduce(
+            p,
+            chunkwise::map_blocks(
+                p, chunkwise::partition(9, parts{9}),
+                [](const block& b) {
+                    if (b.index == 2 || b.index == 7) throw std::runtime_error("x");
+                    return std::to_string(b.index);
+                },
+                opt),
+            [](const std::string& a, const std::string& b) { return "(" + a + " " + b + ")"; });
     };
     REQUIRE(text(policy) == text(serial));
     REQUIRE(text(serial) == "((((0 1) 3) ((4 5) 6)) 8)");
@@ -119,7 +121,8 @@ TEMPLATE_TEST_CASE("checkpoints from every rank resume with another rank count",
     if (world.rank() == 0) fs::remove_all(dir);
 }
 
-TEST_CASE("one log holds every rank's block lines; progress for the whole run is drawn on the root", "[mpi][run_options][log]") {
+TEST_CASE("one log holds every rank's block lines; progress for the whole run is drawn on the root",
+          "[mpi][run_options][log]") {
     boost::mpi::communicator world;
     const auto dir = shared_dir("log");
     chunkwise::mpi_policy policy;
@@ -131,7 +134,8 @@ TEST_CASE("one log holds every rank's block lines; progress for the whole run is
     const int fd = ::open(err_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     ::dup2(fd, 2);
     const auto blocks = chunkwise::partition(40, parts{40});
-    (void)chunkwise::gather(policy, chunkwise::map_blocks(policy, blocks, [](const block& b) { return b.index; }, opt));
+    (void)chunkwise::gather(policy, chunkwise::map_blocks(
+                                        policy, blocks, [](const block& b) { return b.index; }, opt));
     std::fflush(stderr);
     ::dup2(saved, 2);
     ::close(fd);
@@ -146,8 +150,8 @@ TEST_CASE("one log holds every rank's block lines; progress for the whole run is
             REQUIRE(log.find("[rank " + std::to_string(r) + "] run start: 40 blocks") != std::string::npos);
         }
         for (std::size_t i = 0; i < 40; ++i) {
-            const std::string label = "block " + std::to_string(i) + " (items [" + std::to_string(i) + ", " +
-                                      std::to_string(i + 1) + "))";
+            const std::string label =
+                "block " + std::to_string(i) + " (items [" + std::to_string(i) + ", " + std::to_string(i + 1) + "))";
             REQUIRE(log.find("] start " + label) != std::string::npos);
             REQUIRE(log.find("] end " + label) != std::string::npos);
         }

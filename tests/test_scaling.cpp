@@ -20,8 +20,8 @@ namespace bench = chunkwise::bench;
 using Catch::Matchers::Contains;
 
 TEST_CASE("karp_flatt: (1/S - 1/N) / (1 - 1/N); NaN at one worker", "[scaling]") {
-    REQUIRE(bench::karp_flatt(4.0, 4.0) == 0.0);            // ideal: no serial part
-    REQUIRE(bench::karp_flatt(1.0, 8.0) == Approx(1.0));    // no speedup: all serial
+    REQUIRE(bench::karp_flatt(4.0, 4.0) == 0.0);          // ideal: no serial part
+    REQUIRE(bench::karp_flatt(1.0, 8.0) == Approx(1.0));  // no speedup: all serial
     REQUIRE(bench::karp_flatt(2.0, 4.0) == Approx(1.0 / 3.0));
     // Exact Amdahl data with serial fraction s gives e = s at every N.
     for (double n : {2.0, 3.0, 16.0, 112.0}) {
@@ -125,7 +125,8 @@ TEST_CASE("the report's JSON and CSV follow the documented schema", "[scaling]")
     REQUIRE_THROWS_AS(bench::scaling_report::from_json("not json"), chunkwise::error);
 }
 
-TEST_CASE("strong_scaling runs a workload over thread counts and fills phases; bad input is refused", "[scaling][threads]") {
+TEST_CASE("strong_scaling runs a workload over thread counts and fills phases; bad input is refused",
+          "[scaling][threads]") {
     const auto blocks = chunkwise::partition(2000000, chunkwise::parts{32});
     bench::scaling_options opt;
     opt.workload = "harmonic";
@@ -188,7 +189,8 @@ TEST_CASE("report files: written where asked, a clear error where they cannot be
     REQUIRE(std::filesystem::exists(dir / "out" / "scaling.csv"));
     std::filesystem::create_directories(dir);
     std::ofstream(dir / "a-file") << "x";
-    REQUIRE_THROWS_WITH(r.write(dir / "a-file" / "sub"), Contains("cannot create the output folder") && Contains("a-file"));
+    REQUIRE_THROWS_WITH(r.write(dir / "a-file" / "sub"),
+                        Contains("cannot create the output folder") && Contains("a-file"));
 
     const std::string plots = bench::write_plots(r, dir / "out");
     if (chunkwise::detail::find_gnuplot().empty()) {

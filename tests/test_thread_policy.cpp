@@ -75,7 +75,7 @@ TEST_CASE("thread_policy(n) runs n blocks at once, never more", "[threads]") {
                                      }));
         INFO("n=" << n);
         REQUIRE(meet.max_inside() == static_cast<int>(n));  // n blocks were inside together
-        REQUIRE(peak.load() == static_cast<int>(n));         // and never more than n
+        REQUIRE(peak.load() == static_cast<int>(n));        // and never more than n
         REQUIRE(std::all_of(met.begin(), met.end(), [](bool b) { return b; }));
     }
 }
@@ -125,16 +125,15 @@ TEST_CASE("map_blocks inside a block on the same policy completes", "[threads][n
     for (std::size_t n : {1u, 2u, 4u}) {
         chunkwise::thread_policy policy(n);
         const auto outer = chunkwise::partition(16, parts{16});
-        auto sums = chunkwise::gather(policy, chunkwise::map_blocks(policy, outer, [&](const block& o) {
-                                          const auto inner = chunkwise::partition(100, parts{10});
-                                          return chunkwise::reduce(policy,
-                                                                   chunkwise::map_blocks(policy, inner,
-                                                                                         [&](const block& b) {
-                                                                                             return (b.end - b.begin) *
-                                                                                                    (o.index + 1);
-                                                                                         }),
-                                                                   std::plus<>{});
-                                      }));
+        auto sums = chunkwise::gather(
+            policy, chunkwise::map_blocks(policy, outer, [&](const block& o) {
+                const auto inner = chunkwise::partition(100, parts{10});
+                return chunkwise::reduce(
+                    policy,
+                    chunkwise::map_blocks(policy, inner,
+                                          [&](const block& b) { return (b.end - b.begin) * (o.index + 1); }),
+                    std::plus<>{});
+            }));
         INFO("n=" << n);
         for (std::size_t i = 0; i < sums.size(); ++i) REQUIRE(sums[i] == 100 * (i + 1));
     }

@@ -47,15 +47,16 @@ std::pair<std::size_t, std::uintmax_t> footprint(const std::filesystem::path& di
 }
 
 /// The small-block table: N blocks of 24 bytes each.
-int small_blocks(const std::filesystem::path& dir, const std::vector<std::size_t>& counts, std::size_t threads, int repeats) {
+int small_blocks(const std::filesystem::path& dir, const std::vector<std::size_t>& counts, std::size_t threads,
+                 int repeats) {
     chunkwise::thread_policy pool(threads);
     auto fn = [](const chunkwise::block& b) {
         const double x = static_cast<double>(b.index);
         return std::vector<double>{x, x * 0.5, x * 0.25};
     };
     std::printf("# blocks of 24 bytes of results on %zu threads, median of %d\n", threads, repeats);
-    std::printf("%10s %14s %14s %10s %14s %14s %16s\n", "blocks", "plain_us/blk", "ckpt_us/blk", "files", "bytes_written",
-                "bytes/block", "resume_us/blk");
+    std::printf("%10s %14s %14s %10s %14s %14s %16s\n", "blocks", "plain_us/blk", "ckpt_us/blk", "files",
+                "bytes_written", "bytes/block", "resume_us/blk");
     for (const std::size_t n : counts) {
         const auto blocks = chunkwise::partition(n, chunkwise::parts{n});
         std::vector<double> plain, with, resume;
@@ -75,7 +76,8 @@ int small_blocks(const std::filesystem::path& dir, const std::vector<std::size_t
             auto loaded = chunkwise::map_blocks(pool, blocks, fn, opt);
             resume.push_back(std::chrono::duration<double>(clock_type::now() - t0).count());
             if (loaded.stats().from_checkpoint != n) {
-                std::fprintf(stderr, "bench_checkpoint: the resume loaded %zu of %zu blocks\n", loaded.stats().from_checkpoint, n);
+                std::fprintf(stderr, "bench_checkpoint: the resume loaded %zu of %zu blocks\n",
+                             loaded.stats().from_checkpoint, n);
                 return 1;
             }
         }
@@ -93,7 +95,8 @@ int small_blocks(const std::filesystem::path& dir, const std::vector<std::size_t
 int main(int argc, char** argv) try {
     bench_cli::args a(argc, argv, 1, {"dir", "blocks", "threads", "repeats", "compute-ms", "small"}, {});
     const std::filesystem::path dir =
-        std::filesystem::path(a.text("dir", std::filesystem::temp_directory_path().string())) / "chunkwise-bench-checkpoint";
+        std::filesystem::path(a.text("dir", std::filesystem::temp_directory_path().string())) /
+        "chunkwise-bench-checkpoint";
     const std::size_t n = a.count("blocks", 32, 1);
     const std::size_t threads = a.count("threads", 2, 1);
     const int repeats = static_cast<int>(a.count("repeats", 3, 1));
@@ -140,15 +143,17 @@ int main(int argc, char** argv) try {
             auto loaded = chunkwise::map_blocks(pool, blocks, fn, opt);
             resume.push_back(std::chrono::duration<double>(clock_type::now() - t0).count());
             if (loaded.stats().from_checkpoint != n) {
-                std::fprintf(stderr, "bench_checkpoint: the resume loaded %zu of %zu blocks\n", loaded.stats().from_checkpoint, n);
+                std::fprintf(stderr, "bench_checkpoint: the resume loaded %zu of %zu blocks\n",
+                             loaded.stats().from_checkpoint, n);
                 return 1;
             }
         }
         const double a = median(plain), b = median(with), c = median(resume);
         const double extra = std::max(0.0, b - a);
         const double mib = static_cast<double>(n) * (1 << 20) / 1e6;
-        std::printf("%10.0f %12.3f %12.3f %14.0f %14.0f %9.1f%% %14.0f\n", ms, a, b, extra / double(n) * 1e6 * double(threads),
-                    extra > 0 ? mib / extra : 0.0, 100.0 * (b - a) / a, mib / c);
+        std::printf("%10.0f %12.3f %12.3f %14.0f %14.0f %9.1f%% %14.0f\n", ms, a, b,
+                    extra / double(n) * 1e6 * double(threads), extra > 0 ? mib / extra : 0.0, 100.0 * (b - a) / a,
+                    mib / c);
     }
     std::filesystem::remove_all(dir);
 } catch (const std::exception& e) {

@@ -213,7 +213,8 @@ inline std::vector<std::size_t> generate(const std::filesystem::path& out, const
         {
             h5::library_lock lock;
             f = H5Fcreate(out.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-            if (f < 0) throw std::runtime_error("generate: cannot create " + out.string() + ": " + h5::last_hdf5_error());
+            if (f < 0)
+                throw std::runtime_error("generate: cannot create " + out.string() + ": " + h5::last_hdf5_error());
             hsize_t dims[3] = {frames, atoms, 3};
             const hid_t space = H5Screate_simple(3, dims, nullptr);
             const hid_t lcpl = H5Pcreate(H5P_LINK_CREATE);
@@ -225,7 +226,8 @@ inline std::vector<std::size_t> generate(const std::filesystem::path& out, const
         }
         // Frames are made in parallel; each block's H5Dwrite holds the HDF5 lock (never across
         // map_blocks: pool threads would wait for it forever).
-        const auto blocks = chunkwise::partition(frames, chunkwise::block_size{std::max<std::size_t>(1, (8u << 20) / (frame_values * 4))});
+        const auto blocks = chunkwise::partition(
+            frames, chunkwise::block_size{std::max<std::size_t>(1, (8u << 20) / (frame_values * 4))});
         (void)chunkwise::map_blocks(pool, blocks, [&](const chunkwise::block& b) {
             std::vector<float> v(b.size() * frame_values);
             for (std::size_t i = b.begin; i < b.end; ++i) make_frame(i, atoms, v.data() + (i - b.begin) * frame_values);

@@ -49,7 +49,8 @@ using chunkwise::block;
 
 constexpr const char* usage =
     "usage:\n"
-    "  chunkwise-bench generate --layout chunk1|contig|auto|gzip1|shgzip1 [--atoms 111815] [--frames 800] --out FILE.h5\n"
+    "  chunkwise-bench generate --layout chunk1|contig|auto|gzip1|shgzip1 [--atoms 111815] [--frames 800] --out "
+    "FILE.h5\n"
     "                           [--threads N]\n"
     "  chunkwise-bench rmsd --file FILE.h5 [--dataset PATH] [--threads 1,2,4] [--repeats 3] [--warmup 1] --out DIR\n"
     "                       [--every 200] [--block-mib 8] [--mode threads|mpi]\n"
@@ -87,9 +88,9 @@ void finish_report(const bench::scaling_report& report, const fs::path& dir, con
     report.write(dir);
     const std::string plots = bench::write_plots(report, dir);
     std::printf("%s", report.table().c_str());
-    std::printf("wrote %s, %s%s%s\n", (dir / "scaling.json").c_str(), (dir / "scaling.csv").c_str(), extra.c_str(),
-                plots.empty() ? (", " + (dir / "speedup.png").string() + ", " + (dir / "phases.png").string()).c_str()
-                              : "");
+    std::printf(
+        "wrote %s, %s%s%s\n", (dir / "scaling.json").c_str(), (dir / "scaling.csv").c_str(), extra.c_str(),
+        plots.empty() ? (", " + (dir / "speedup.png").string() + ", " + (dir / "phases.png").string()).c_str() : "");
     if (!plots.empty()) std::printf("no plots: %s\n", plots.c_str());
 }
 
@@ -106,9 +107,11 @@ int cmd_generate(int argc, char** argv) {
     std::string c = chunk.empty() ? "contiguous" : "chunks (";
     for (std::size_t d = 0; d < chunk.size(); ++d) c += (d ? ", " : "") + std::to_string(chunk[d]);
     if (!chunk.empty()) c += ")";
-    std::printf("wrote %s: %zu frames x %zu atoms x 3 float32 (%.1f MiB), %s%s, in %.2f s\n", out.c_str(), frames, atoms,
-                static_cast<double>(frames * atoms * 12) / (1 << 20), c.c_str(),
-                layout == "gzip1" ? " + gzip 1" : layout == "shgzip1" ? " + shuffle + gzip 1" : "",
+    std::printf("wrote %s: %zu frames x %zu atoms x 3 float32 (%.1f MiB), %s%s, in %.2f s\n", out.c_str(), frames,
+                atoms, static_cast<double>(frames * atoms * 12) / (1 << 20), c.c_str(),
+                layout == "gzip1"     ? " + gzip 1"
+                : layout == "shgzip1" ? " + shuffle + gzip 1"
+                                      : "",
                 chunkwise::detail::seconds_since(t0));
     return 0;
 }
@@ -168,7 +171,8 @@ struct run_settings {
 /// Threads in this process: strong_scaling over the thread counts; `last` receives the last
 /// repeat's gathered results.
 template <class Workload, class Combine>
-bench::scaling_report run_threads(const std::string& name, const Workload& w, const run_settings& s, Combine&& combine) {
+bench::scaling_report run_threads(const std::string& name, const Workload& w, const run_settings& s,
+                                  Combine&& combine) {
     bench::scaling_options opt;
     opt.workload = name;
     opt.workers = s.threads;
@@ -283,7 +287,8 @@ int cmd_rmsd(int argc, char** argv) {
     int status = 1;
     try {
         (void)a.counts("threads", {1}, 1);  // bad lists fail before any file is opened
-        w = std::make_unique<bench_rmsd::rmsd_workload>(file, path, a.count("every", 200, 1), a.count("block-mib", 8, 1) << 20);
+        w = std::make_unique<bench_rmsd::rmsd_workload>(file, path, a.count("every", 200, 1),
+                                                        a.count("block-mib", 8, 1) << 20);
         prepare_output(out);
     } catch (const std::invalid_argument& e) {
         problem = e.what();
@@ -296,7 +301,8 @@ int cmd_rmsd(int argc, char** argv) {
         boost::mpi::communicator world;
         const int bad = problem.empty() ? 0 : 1;
         if (boost::mpi::all_reduce(world, bad, boost::mpi::maximum<int>()) != 0) {
-            if (!problem.empty()) std::fprintf(stderr, "chunkwise-bench rmsd (rank %d): %s\n", world.rank(), problem.c_str());
+            if (!problem.empty())
+                std::fprintf(stderr, "chunkwise-bench rmsd (rank %d): %s\n", world.rank(), problem.c_str());
             return problem.empty() ? 1 : status;
         }
     }
@@ -307,13 +313,13 @@ int cmd_rmsd(int argc, char** argv) {
     }
     std::vector<double> last;
     const std::string name = "rmsd " + file.filename().string();
-    return run_and_report(a, name, *w, [&](std::vector<std::vector<double>>&& parts) { last = flatten(parts); },
-                          [&](const fs::path& dir) {
-                              write_rmsd(dir, last);
-                              return ", " + (dir / "rmsd.h5").string() + " (" + std::to_string(last.size()) +
-                                     " frames, " + std::to_string(w->selected()) + " atoms each, " +
-                                     std::to_string(w->blocks()) + " blocks)";
-                          });
+    return run_and_report(
+        a, name, *w, [&](std::vector<std::vector<double>>&& parts) { last = flatten(parts); },
+        [&](const fs::path& dir) {
+            write_rmsd(dir, last);
+            return ", " + (dir / "rmsd.h5").string() + " (" + std::to_string(last.size()) + " frames, " +
+                   std::to_string(w->selected()) + " atoms each, " + std::to_string(w->blocks()) + " blocks)";
+        });
 }
 
 int cmd_synthetic(int argc, char** argv) {
@@ -331,7 +337,8 @@ int cmd_synthetic(int argc, char** argv) {
     prepare_output(a.required("out"));
     char name[64];
     std::snprintf(name, sizeof name, "synthetic s=%g", w.serial_fraction);
-    return run_and_report(a, name, w, [](auto&&) {}, [](const fs::path&) { return std::string(); });
+    return run_and_report(
+        a, name, w, [](auto&&) {}, [](const fs::path&) { return std::string(); });
 }
 
 int cmd_merge(int argc, char** argv) {
@@ -359,7 +366,8 @@ int cmd_merge(int argc, char** argv) {
 int main(int argc, char** argv) {
 #if defined(CHUNKWISE_BENCH_MPI)
     bool want_mpi = launched_by_mpi();
-    for (int i = 1; i + 1 < argc; ++i) want_mpi = want_mpi || (std::string(argv[i]) == "--mode" && std::string(argv[i + 1]) == "mpi");
+    for (int i = 1; i + 1 < argc; ++i)
+        want_mpi = want_mpi || (std::string(argv[i]) == "--mode" && std::string(argv[i + 1]) == "mpi");
     std::optional<boost::mpi::environment> env;
     if (want_mpi) env.emplace(argc, argv, boost::mpi::threading::funneled);
 #endif

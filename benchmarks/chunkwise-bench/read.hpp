@@ -151,7 +151,8 @@ struct plain_hdf5 {
             for (int i = 0; i < H5Pget_nfilters(dcpl); ++i) {
                 unsigned flags = 0;
                 std::size_t nv = 0;
-                const H5Z_filter_t id = H5Pget_filter2(dcpl, static_cast<unsigned>(i), &flags, &nv, nullptr, 0, nullptr, nullptr);
+                const H5Z_filter_t id =
+                    H5Pget_filter2(dcpl, static_cast<unsigned>(i), &flags, &nv, nullptr, 0, nullptr, nullptr);
                 p.deflate = p.deflate || id == H5Z_FILTER_DEFLATE;
                 p.shuffle = p.shuffle || id == H5Z_FILTER_SHUFFLE;
             }
@@ -192,14 +193,16 @@ inline void inflate_all(const std::vector<std::string>& raw, std::size_t chunk_b
     static std::unique_ptr<libdeflate_decompressor, freer> d(libdeflate_alloc_decompressor());
     for (const auto& r : raw) {
         std::size_t got = 0;
-        if (libdeflate_zlib_decompress(d.get(), r.data(), r.size(), out.data(), out.size(), &got) != LIBDEFLATE_SUCCESS) {
+        if (libdeflate_zlib_decompress(d.get(), r.data(), r.size(), out.data(), out.size(), &got) !=
+            LIBDEFLATE_SUCCESS) {
             throw std::runtime_error("libdeflate: a chunk does not inflate");
         }
     }
 #else
     for (const auto& r : raw) {
         uLongf got = static_cast<uLongf>(out.size());
-        if (::uncompress(out.data(), &got, reinterpret_cast<const Bytef*>(r.data()), static_cast<uLong>(r.size())) != Z_OK) {
+        if (::uncompress(out.data(), &got, reinterpret_cast<const Bytef*>(r.data()), static_cast<uLong>(r.size())) !=
+            Z_OK) {
             throw std::runtime_error("zlib: a chunk does not inflate");
         }
     }
@@ -243,7 +246,8 @@ inline int cmd_read(int argc, char** argv) {
     if (per_read == 0) per_read = std::max<std::size_t>(1, block / frame_bytes);  // contiguous: a block's frames
     std::vector<double> c_values;
     const double c_loop = best_of(repeats, [&] { c_values = plain_hdf5::rmsd(file, path, every, per_read); });
-    const double inflate = plain.deflate ? best_of(repeats, [&] { inflate_all(raw, plain.chunk_bytes); }) : std::nan("");
+    const double inflate =
+        plain.deflate ? best_of(repeats, [&] { inflate_all(raw, plain.chunk_bytes); }) : std::nan("");
     std::vector<std::string>().swap(raw);
     const double cat = best_of(repeats, [&] { cat_file(file); });
 
@@ -275,14 +279,16 @@ inline int cmd_read(int argc, char** argv) {
     // The largest block of the big partition, and 2 stored chunks.
     std::size_t largest = 0;
     {
-        const auto blocks = chunkwise::h5::partition(chunkwise::h5::dataset(file, path), chunkwise::h5::block_bytes{big});
+        const auto blocks =
+            chunkwise::h5::partition(chunkwise::h5::dataset(file, path), chunkwise::h5::block_bytes{big});
         for (const auto& b : blocks) largest = std::max(largest, b.size() * frame_bytes);
     }
     const double chunk_mib = static_cast<double>(plain.chunk_bytes) / (1 << 20);
     bound = static_cast<double>(most) * (static_cast<double>(largest) / (1 << 20) + 2 * chunk_mib) + 64;
 
     double diff = 0;
-    for (std::size_t i = 0; i < c_values.size() && i < cw_values.size(); ++i) diff = std::max(diff, std::abs(c_values[i] - cw_values[i]));
+    for (std::size_t i = 0; i < c_values.size() && i < cw_values.size(); ++i)
+        diff = std::max(diff, std::abs(c_values[i] - cw_values[i]));
     const bool same = c_values.size() == cw_values.size() && diff == 0;
 
     std::string chunk_text = "contiguous";
@@ -296,42 +302,49 @@ inline int cmd_read(int argc, char** argv) {
                 chunk_text.c_str(), repeats);
     std::printf("%-44s %9.3f s\n", "cat (read(2), 1 MiB buffer)", cat);
     if (plain.deflate) {
-        std::printf("%-44s %9.3f s  (%.0f MiB stored)\n", (std::string(inflater_name()) + " inflate alone, 1 thread").c_str(),
-                    inflate, static_cast<double>(raw_bytes) / (1 << 20));
+        std::printf("%-44s %9.3f s  (%.0f MiB stored)\n",
+                    (std::string(inflater_name()) + " inflate alone, 1 thread").c_str(), inflate,
+                    static_cast<double>(raw_bytes) / (1 << 20));
     }
     std::printf("%-44s %9.3f s  (H5Dread of %zu frames at a time)\n", "HDF5 C loop, 1 thread", c_loop, per_read);
     for (std::size_t i = 0; i < threads.size(); ++i) {
         char label[64];
-        std::snprintf(label, sizeof label, "chunkwise, %zu thread%s, %zu MiB blocks", threads[i], threads[i] == 1 ? "" : "s",
-                      block >> 20);
-        std::printf("%-44s %9.3f s  (%.2fx of the C loop, %.2fx of 1 thread)\n", label, cw_seconds[i], cw_seconds[i] / c_loop,
-                    cw_seconds[0] * static_cast<double>(threads[0]) / cw_seconds[i]);
+        std::snprintf(label, sizeof label, "chunkwise, %zu thread%s, %zu MiB blocks", threads[i],
+                      threads[i] == 1 ? "" : "s", block >> 20);
+        std::printf("%-44s %9.3f s  (%.2fx of the C loop, %.2fx of 1 thread)\n", label, cw_seconds[i],
+                    cw_seconds[i] / c_loop, cw_seconds[0] * static_cast<double>(threads[0]) / cw_seconds[i]);
     }
     char label[64];
     std::snprintf(label, sizeof label, "chunkwise, 1 thread, %zu MiB blocks", big >> 20);
-    std::printf("%-44s %9.3f s  (%.2fx of %zu MiB blocks)\n", label, big_seconds, big_seconds / cw_seconds[0], block >> 20);
+    std::printf("%-44s %9.3f s  (%.2fx of %zu MiB blocks)\n", label, big_seconds, big_seconds / cw_seconds[0],
+                block >> 20);
     std::snprintf(label, sizeof label, "  the read alone, %zu MiB blocks", block >> 20);
     std::printf("%-44s %9.3f s\n", label, read_small);
     std::snprintf(label, sizeof label, "  the read alone, %zu MiB blocks", big >> 20);
     std::printf("%-44s %9.3f s  (%.2fx of %zu MiB blocks)\n", label, read_big, read_big / read_small, block >> 20);
     if (have_peak) {
-        std::printf("peak RSS of a %zu-thread pass of %zu MiB blocks: %.0f MiB (bound %.0f MiB); RSS %.0f MiB before, %.0f MiB after\n",
-                    most, big >> 20, peak, bound, before_big, after);
+        std::printf(
+            "peak RSS of a %zu-thread pass of %zu MiB blocks: %.0f MiB (bound %.0f MiB); RSS %.0f MiB before, %.0f MiB "
+            "after\n",
+            most, big >> 20, peak, bound, before_big, after);
     }
-    std::printf("same RMSD values as the C loop: %s\n", same ? "yes, bit for bit" : ("NO, max difference " + std::to_string(diff)).c_str());
+    std::printf("same RMSD values as the C loop: %s\n",
+                same ? "yes, bit for bit" : ("NO, max difference " + std::to_string(diff)).c_str());
     if (a.flag("json")) {
-        std::printf("json {\"file\": \"%s\", \"layout\": \"%s\", \"cat\": %.6f, \"inflate\": %s, \"c_loop\": %.6f, "
-                    "\"threads\": [",
-                    file.filename().c_str(), chunk_text.c_str(), cat,
-                    plain.deflate ? std::to_string(inflate).c_str() : "null", c_loop);
+        std::printf(
+            "json {\"file\": \"%s\", \"layout\": \"%s\", \"cat\": %.6f, \"inflate\": %s, \"c_loop\": %.6f, "
+            "\"threads\": [",
+            file.filename().c_str(), chunk_text.c_str(), cat, plain.deflate ? std::to_string(inflate).c_str() : "null",
+            c_loop);
         for (std::size_t i = 0; i < threads.size(); ++i) std::printf("%s%zu", i ? ", " : "", threads[i]);
         std::printf("], \"chunkwise\": [");
         for (std::size_t i = 0; i < threads.size(); ++i) std::printf("%s%.6f", i ? ", " : "", cw_seconds[i]);
-        std::printf("], \"block_mib\": %zu, \"big_block_mib\": %zu, \"big_block\": %.6f, \"peak_rss_mib\": %s, "
-                    "\"rss_bound_mib\": %.1f, \"rss_after_mib\": %.1f, \"same_values\": %s, \"read_alone\": %.6f, "
-                    "\"read_alone_big\": %.6f}\n",
-                    block >> 20, big >> 20, big_seconds, have_peak ? std::to_string(peak).c_str() : "null", bound, after,
-                    same ? "true" : "false", read_small, read_big);
+        std::printf(
+            "], \"block_mib\": %zu, \"big_block_mib\": %zu, \"big_block\": %.6f, \"peak_rss_mib\": %s, "
+            "\"rss_bound_mib\": %.1f, \"rss_after_mib\": %.1f, \"same_values\": %s, \"read_alone\": %.6f, "
+            "\"read_alone_big\": %.6f}\n",
+            block >> 20, big >> 20, big_seconds, have_peak ? std::to_string(peak).c_str() : "null", bound, after,
+            same ? "true" : "false", read_small, read_big);
     }
     return same ? 0 : 1;
 }

@@ -17,14 +17,16 @@ namespace bench_rmsd {
 /// RMSD of every frame to frame 0 after optimal superposition, over every `every`-th atom.
 class rmsd_workload {
 public:
-    rmsd_workload(const std::filesystem::path& file, const std::string& path, std::size_t every, std::size_t block_bytes)
-        : ds_(file, path) {
+    rmsd_workload(const std::filesystem::path& file, const std::string& path, std::size_t every,
+                  std::size_t block_bytes)
+            : ds_(file, path) {
         const auto shape = ds_.shape();
         if (ds_.rank() != 3 || shape[2] != 3) {
             throw std::invalid_argument(file.string() + ":" + path + " has shape " +
                                         chunkwise::h5::detail::shape_text(shape) + ", not (frames, atoms, 3)");
         }
-        if (shape[0] == 0 || shape[1] == 0) throw std::invalid_argument(file.string() + ":" + path + " holds no frames");
+        if (shape[0] == 0 || shape[1] == 0)
+            throw std::invalid_argument(file.string() + ":" + path + " holds no frames");
         atoms_ = shape[1];
         selection_ = every_nth(atoms_, every);
         const auto first = ds_.read<float, 3>(chunkwise::block{0, 0, 1});

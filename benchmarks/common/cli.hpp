@@ -17,7 +17,7 @@ public:
     /// Parses argv[first..]: "--name value" for `options`, "--name" alone for `flags`.
     /// \throws std::invalid_argument naming an unknown option or a missing value
     args(int argc, char** argv, int first, std::set<std::string> options, std::set<std::string> flags)
-        : options_(std::move(options)), flags_(std::move(flags)) {
+            : options_(std::move(options)), flags_(std::move(flags)) {
         for (int i = first; i < argc; ++i) {
             const std::string a = argv[i];
             if (a == "--") {

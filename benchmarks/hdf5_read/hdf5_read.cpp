@@ -67,7 +67,8 @@ void make_file(const std::string& path, std::size_t frames, std::size_t atoms, b
         const hsize_t n = std::min<hsize_t>(64, frames - start);
         for (hsize_t i = 0; i < n * atoms * 3; ++i) {
             const std::size_t site = i % (atoms * 3);
-            buf[i] = static_cast<float>(site % 97) + 0.01f * static_cast<float>(std::sin(0.001 * double(start * 7 + i)));
+            buf[i] =
+                static_cast<float>(site % 97) + 0.01f * static_cast<float>(std::sin(0.001 * double(start * 7 + i)));
         }
         hsize_t off[3] = {start, 0, 0}, cnt[3] = {n, atoms, 3};
         hid_t fs = H5Dget_space(d);
@@ -189,8 +190,10 @@ int main(int argc, char** argv) {
     std::printf("# file sizes: uncompressed %.2f GiB, deflate(1)+shuffle %.2f GiB\n",
                 double(std::filesystem::file_size(plain)) / double(1ull << 30),
                 double(std::filesystem::file_size(zipped)) / double(1ull << 30));
-    std::printf("%-26s %8s %10s %10s %14s %12s\n", "dataset", "threads", "GB/s best", "GB/s med", "vs 1 thread", "vs cat");
-    for (const auto& [name, path] : {std::pair{"uncompressed chunked", plain}, std::pair{"deflate(1)+shuffle", zipped}}) {
+    std::printf("%-26s %8s %10s %10s %14s %12s\n", "dataset", "threads", "GB/s best", "GB/s med", "vs 1 thread",
+                "vs cat");
+    for (const auto& [name, path] :
+         {std::pair{"uncompressed chunked", plain}, std::pair{"deflate(1)+shuffle", zipped}}) {
         (void)cat_gbs(path);  // warm the page cache
         std::vector<double> cat;
         for (int r = 0; r < repeats; ++r) cat.push_back(cat_gbs(path));
@@ -207,7 +210,8 @@ int main(int argc, char** argv) {
         double one = 0;
         for (std::size_t t : threads) {
             chunkwise::thread_policy pool(t);
-            const auto blocks = chunkwise::h5::partition(ds, chunkwise::parts{per_thread > 0 ? t * per_thread : ds.shape()[0]});
+            const auto blocks =
+                chunkwise::h5::partition(ds, chunkwise::parts{per_thread > 0 ? t * per_thread : ds.shape()[0]});
             std::vector<double> g;
             for (int r = 0; r < repeats; ++r) g.push_back(chunkwise_gbs(pool, ds, blocks));
             std::sort(g.begin(), g.end());

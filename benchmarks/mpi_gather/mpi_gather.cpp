@@ -67,8 +67,7 @@ void row(const boost::mpi::communicator& world, const char* what, const char* va
     std::fprintf(stderr,
                  "{\"benchmark\":\"%s\",\"variant\":\"%s\",\"n\":%zu,\"ranks\":%d,\"min_us\":%.3f,\"median_us\":%.3f,"
                  "\"ratio\":%.4f,\"compiler\":\"%s\",\"mpi\":\"%s\"}\n",
-                 what, variant, n, world.size(), t.min * 1e6, t.median * 1e6, ratio, __VERSION__,
-                 [] {
+                 what, variant, n, world.size(), t.min * 1e6, t.median * 1e6, ratio, __VERSION__, [] {
                      static char v[MPI_MAX_LIBRARY_VERSION_STRING];
                      int len = 0;
                      MPI_Get_library_version(v, &len);
@@ -96,8 +95,10 @@ int main(int argc, char** argv) {
     }
     for (std::size_t n = 1000; n <= max_doubles; n *= 10) {
         const auto ranks = chunkwise::partition(n, chunkwise::parts{static_cast<std::size_t>(size)});
-        const std::size_t lo = static_cast<std::size_t>(rank) < ranks.size() ? ranks[static_cast<std::size_t>(rank)].begin : n;
-        const std::size_t hi = static_cast<std::size_t>(rank) < ranks.size() ? ranks[static_cast<std::size_t>(rank)].end : n;
+        const std::size_t lo =
+            static_cast<std::size_t>(rank) < ranks.size() ? ranks[static_cast<std::size_t>(rank)].begin : n;
+        const std::size_t hi =
+            static_cast<std::size_t>(rank) < ranks.size() ? ranks[static_cast<std::size_t>(rank)].end : n;
         std::vector<double> mine(hi - lo);
         std::iota(mine.begin(), mine.end(), static_cast<double>(lo));
 
@@ -120,14 +121,16 @@ int main(int argc, char** argv) {
         row(world, "gather", "handwritten MPI_Gatherv", n, hand, hand.median);
         // Lower bound: the same into a buffer allocated and touched before the timing.
         std::vector<double> reused(rank == 0 ? n : 0, 1.0);
-        const timing lower = measure(world, repeats, [] {}, [&] {
-            int count = static_cast<int>(mine.size());
-            std::vector<int> counts(static_cast<std::size_t>(size)), displs(static_cast<std::size_t>(size));
-            MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, world);
-            if (rank == 0) std::exclusive_scan(counts.begin(), counts.end(), displs.begin(), 0);
-            MPI_Gatherv(mine.data(), count, MPI_DOUBLE, reused.data(), counts.data(), displs.data(), MPI_DOUBLE, 0,
-                        world);
-        });
+        const timing lower = measure(
+            world, repeats, [] {},
+            [&] {
+                int count = static_cast<int>(mine.size());
+                std::vector<int> counts(static_cast<std::size_t>(size)), displs(static_cast<std::size_t>(size));
+                MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, world);
+                if (rank == 0) std::exclusive_scan(counts.begin(), counts.end(), displs.begin(), 0);
+                MPI_Gatherv(mine.data(), count, MPI_DOUBLE, reused.data(), counts.data(), displs.data(), MPI_DOUBLE, 0,
+                            world);
+            });
         row(world, "gather", "handwritten, reused buffer", n, lower, hand.median);
 
         // One block per rank, each a vector.
@@ -151,8 +154,8 @@ int main(int argc, char** argv) {
             world, repeats,
             [&] {
                 got_values = {};
-                per_value = chunkwise::map_blocks(policy, per_value_blocks,
-                                                  [&](const chunkwise::block& b) { return static_cast<double>(b.begin); });
+                per_value = chunkwise::map_blocks(
+                    policy, per_value_blocks, [&](const chunkwise::block& b) { return static_cast<double>(b.begin); });
             },
             [&] { got_values = chunkwise::gather(policy, std::move(per_value)); });
         row(world, "gather", "chunkwise double per block", n, val, hand.median);
@@ -166,17 +169,19 @@ int main(int argc, char** argv) {
     // map_blocks + gather of an empty workload.
     const auto blocks = chunkwise::partition(1000, chunkwise::parts{1000});
     chunkwise::hybrid_policy hybrid(world, 2);
-    const timing t_mpi = measure(world, repeats, [] {}, [&] {
-        (void)chunkwise::gather(policy, chunkwise::map_blocks(policy, blocks, [](const chunkwise::block& b) {
-                                    return b.index;
-                                }));
-    });
+    const timing t_mpi = measure(
+        world, repeats, [] {},
+        [&] {
+            (void)chunkwise::gather(
+                policy, chunkwise::map_blocks(policy, blocks, [](const chunkwise::block& b) { return b.index; }));
+        });
     row(world, "map_blocks+gather empty", "mpi_policy", blocks.size(), t_mpi, 0);
-    const timing t_hybrid = measure(world, repeats, [] {}, [&] {
-        (void)chunkwise::gather(hybrid, chunkwise::map_blocks(hybrid, blocks, [](const chunkwise::block& b) {
-                                    return b.index;
-                                }));
-    });
+    const timing t_hybrid = measure(
+        world, repeats, [] {},
+        [&] {
+            (void)chunkwise::gather(
+                hybrid, chunkwise::map_blocks(hybrid, blocks, [](const chunkwise::block& b) { return b.index; }));
+        });
     row(world, "map_blocks+gather empty", "hybrid_policy(2 threads)", blocks.size(), t_hybrid, 0);
     return 0;
 }

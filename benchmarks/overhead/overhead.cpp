@@ -38,9 +38,8 @@ double work(std::size_t i) {
 }
 
 void per_block_counter(benchmark::State& state, std::size_t n) {
-    state.counters["per_block"] = benchmark::Counter(static_cast<double>(n),
-                                                        benchmark::Counter::kIsIterationInvariantRate |
-                                                            benchmark::Counter::kInvert);
+    state.counters["per_block"] = benchmark::Counter(
+        static_cast<double>(n), benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
 }
 
 template <bool Tiny>

@@ -27,13 +27,13 @@ int main() {
     });
 
     const auto dir = std::filesystem::temp_directory_path() / "chunkwise-scaling-example";
-    report.write(dir);                                               // scaling.json, scaling.csv
+    report.write(dir);                                                     // scaling.json, scaling.csv
     const std::string plots = chunkwise::bench::write_plots(report, dir);  // "" or why not
-    std::fprintf(stderr, "%s", report.table().c_str());             // the table (timings vary)
-    std::printf("%zu points, Amdahl fitted: %s, files written: %s, plots: %s\n", report.points.size(),
-                report.amdahl_fitted ? "yes" : "no",
-                std::filesystem::exists(dir / "scaling.json") && std::filesystem::exists(dir / "scaling.csv") ? "yes"
-                                                                                                              : "no",
-                plots.empty() ? "drawn" : "not drawn");
+    std::fprintf(stderr, "%s", report.table().c_str());                    // the table (timings vary)
+    std::printf(
+        "%zu points, Amdahl fitted: %s, files written: %s, plots: %s\n", report.points.size(),
+        report.amdahl_fitted ? "yes" : "no",
+        std::filesystem::exists(dir / "scaling.json") && std::filesystem::exists(dir / "scaling.csv") ? "yes" : "no",
+        plots.empty() ? "drawn" : "not drawn");
     std::filesystem::remove_all(dir);
 }

@@ -24,11 +24,11 @@ public:
     /// \param original the original exception where it was thrown in this process, else null
     block_error(std::size_t block_index, int rank, std::string message, const std::string& description = {},
                 std::exception_ptr original = nullptr)
-        : error(format(block_index, rank, message, description)),
-          index_(block_index),
-          rank_(rank),
-          message_(std::move(message)),
-          original_(std::move(original)) {}
+            : error(format(block_index, rank, message, description)),
+              index_(block_index),
+              rank_(rank),
+              message_(std::move(message)),
+              original_(std::move(original)) {}
 
     /// Index of the failed block in its partition.
     [[nodiscard]] std::size_t block_index() const noexcept { return index_; }
@@ -40,8 +40,7 @@ public:
     [[nodiscard]] std::exception_ptr original() const noexcept { return original_; }
 
 private:
-    static std::string format(std::size_t index, int rank, const std::string& message,
-                              const std::string& description) {
+    static std::string format(std::size_t index, int rank, const std::string& message, const std::string& description) {
         std::string s = "[chunkwise.block_error] block " + std::to_string(index);
         if (!description.empty()) s += " (" + description + ")";
         s += " failed on rank " + std::to_string(rank) + ": " + message;

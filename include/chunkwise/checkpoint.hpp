@@ -238,7 +238,8 @@ public:
                                    (ec ? ": " + ec.message() : std::string()));
         }
         const auto own = log_path(rank_);
-        for (auto it = std::filesystem::directory_iterator(dir_, ec); !ec && it != std::filesystem::directory_iterator(); ++it) {
+        for (auto it = std::filesystem::directory_iterator(dir_, ec);
+             !ec && it != std::filesystem::directory_iterator(); ++it) {
             const std::string name = it->path().filename().string();
             if (name.rfind(own.filename().string() + ".compact", 0) == 0) {
                 std::filesystem::remove(it->path(), ec);  // left by a compaction that was killed
@@ -274,8 +275,8 @@ public:
         std::string record(e.length, '\0');
         std::size_t done = 0;
         while (done < e.length) {
-            const ssize_t got = ::pread(files_[e.file].fd, record.data() + done, e.length - done,
-                                        static_cast<off_t>(e.offset + done));
+            const ssize_t got =
+                ::pread(files_[e.file].fd, record.data() + done, e.length - done, static_cast<off_t>(e.offset + done));
             if (got <= 0) return std::nullopt;
             done += static_cast<std::size_t>(got);
         }
@@ -343,7 +344,8 @@ private:
 
     explicit checkpoint_store(const std::filesystem::path& dir) : dir_(dir), rank_(-1) {  // read-only scan
         std::error_code ec;
-        for (auto it = std::filesystem::directory_iterator(dir_, ec); !ec && it != std::filesystem::directory_iterator(); ++it) {
+        for (auto it = std::filesystem::directory_iterator(dir_, ec);
+             !ec && it != std::filesystem::directory_iterator(); ++it) {
             const std::string name = it->path().filename().string();
             if (name.size() > 8 && name.compare(name.size() - 8, 8, ".ckptlog") == 0) scan(it->path());
         }
@@ -373,7 +375,8 @@ private:
     std::uint64_t next_sequence() {
         // Increasing within a process; across runs ordered by the clock.
         const auto now = static_cast<std::uint64_t>(
-            std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch()).count());
+            std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+                .count());
         last_sequence_ = now > last_sequence_ ? now : last_sequence_ + 1;
         return last_sequence_;
     }
@@ -405,7 +408,8 @@ private:
                 start_ = pos;
                 len_ = 0;
                 while (len_ < buf_.size() && start_ + len_ < size_) {
-                    const ssize_t got = ::pread(fd_, buf_.data() + len_, buf_.size() - len_, static_cast<off_t>(start_ + len_));
+                    const ssize_t got =
+                        ::pread(fd_, buf_.data() + len_, buf_.size() - len_, static_cast<off_t>(start_ + len_));
                     if (got <= 0) break;
                     len_ += static_cast<std::size_t>(got);
                 }
@@ -512,8 +516,8 @@ private:
         std::string record(static_cast<std::size_t>(length), '\0');
         std::size_t done = 0;
         while (done < record.size()) {
-            const ssize_t got = ::pread(files_[file].fd, record.data() + done, record.size() - done,
-                                        static_cast<off_t>(offset + done));
+            const ssize_t got =
+                ::pread(files_[file].fd, record.data() + done, record.size() - done, static_cast<off_t>(offset + done));
             if (got <= 0) return false;
             done += static_cast<std::size_t>(got);
         }
@@ -554,8 +558,9 @@ private:
         std::vector<std::uint64_t> moved;  // each live record's place in the new log
         for (auto& [offset, e] : live) {
             record.resize(static_cast<std::size_t>(e->length));
-            ok = ok && ::pread(files_[own_file].fd, record.data(), record.size(), static_cast<off_t>(offset)) ==
-                           static_cast<ssize_t>(record.size()) &&
+            ok = ok &&
+                 ::pread(files_[own_file].fd, record.data(), record.size(), static_cast<off_t>(offset)) ==
+                     static_cast<ssize_t>(record.size()) &&
                  ::write(out, record.data(), record.size()) == static_cast<ssize_t>(record.size());
             if (!ok) break;
             moved.push_back(at);

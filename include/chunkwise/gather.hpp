@@ -94,8 +94,7 @@ R empty_reduction() {
     if constexpr (std::is_default_constructible_v<R>) {
         return R{};
     } else {
-        throw std::invalid_argument(
-            "[chunkwise.reduce] no results to reduce and the result type has no default value");
+        throw std::invalid_argument("[chunkwise.reduce] no results to reduce and the result type has no default value");
     }
 }
 

@@ -94,8 +94,7 @@ public:
     /// Adds `k` and returns the value before.
     std::uint64_t fetch_add(std::uint64_t k) {
         std::uint64_t before = 0;
-        check_mpi(MPI_Fetch_and_op(&k, &before, mpi_type<std::uint64_t>(), 0, 0, MPI_SUM, win_),
-                  "MPI_Fetch_and_op");
+        check_mpi(MPI_Fetch_and_op(&k, &before, mpi_type<std::uint64_t>(), 0, 0, MPI_SUM, win_), "MPI_Fetch_and_op");
         check_mpi(MPI_Win_flush(0, win_), "MPI_Win_flush");
         return before;
     }
@@ -132,11 +131,11 @@ public:
 
 protected:
     mpi_backend(boost::mpi::communicator comm, mpi_schedule schedule, Local local, const char* who)
-        : comm_((require_mpi(who), std::move(comm))),
-          rank_(comm_.rank()),
-          size_(comm_.size()),
-          schedule_(schedule),
-          local_(std::move(local)) {}
+            : comm_((require_mpi(who), std::move(comm))),
+              rank_(comm_.rank()),
+              size_(comm_.size()),
+              schedule_(schedule),
+              local_(std::move(local)) {}
 
     Local& local() noexcept { return local_; }
     const Local& local() const noexcept { return local_; }
@@ -206,7 +205,8 @@ private:
             if (schedule_ == mpi_schedule::contiguous) {
                 const auto [first, last] = share(results.total_blocks(), rank_);
                 const auto& idx = results.indices();
-                in_order = idx.size() == last - first && (idx.empty() || (idx.front() == first && idx.back() == last - 1));
+                in_order =
+                    idx.size() == last - first && (idx.empty() || (idx.front() == first && idx.back() == last - 1));
             }
             check_mpi(MPI_Allreduce(&in_order, &all_in_order, 1, MPI_INT, MPI_LAND, comm_), "MPI_Allreduce");
         }
@@ -298,15 +298,15 @@ private:
                 all.reserve(pairs.size() + all_empty.size());
                 for (auto& kv : pairs) {
                     const auto level = static_cast<unsigned>(kv.first % 64);
-                    all.push_back(tree_node<R>{level, static_cast<std::size_t>(kv.first / 64) >> level, std::move(kv.second)});
+                    all.push_back(
+                        tree_node<R>{level, static_cast<std::size_t>(kv.first / 64) >> level, std::move(kv.second)});
                 }
                 for (std::uint64_t key : all_empty) {
                     const auto level = static_cast<unsigned>(key % 64);
                     all.push_back(tree_node<R>{level, static_cast<std::size_t>(key / 64) >> level, std::nullopt});
                 }
-                std::sort(all.begin(), all.end(), [](const tree_node<R>& a, const tree_node<R>& b) {
-                    return a.start() < b.start();
-                });
+                std::sort(all.begin(), all.end(),
+                          [](const tree_node<R>& a, const tree_node<R>& b) { return a.start() < b.start(); });
                 out = finish_tree(results.total_blocks(), all, op);
             } catch (...) {
                 problem = describe_exception(std::current_exception());
@@ -334,8 +334,8 @@ private:
     call_start begin_map_blocks(std::size_t n, on_error mode, bool progress, const std::string& problem) {
         call_start start;
         start.call = calls_ + 1;  // counted only once every rank agreed: a refused call is no call
-        const auto [any_progress, any_problem] = agree(collective::map_blocks, start.call, n,
-                                                       mode == on_error::collect ? 1 : 0, progress, !problem.empty());
+        const auto [any_progress, any_problem] =
+            agree(collective::map_blocks, start.call, n, mode == on_error::collect ? 1 : 0, progress, !problem.empty());
         if (any_problem) throw_agreed(agree_on_problem(comm_, problem));
         calls_ = start.call;
         if (any_progress) progress_ = std::make_unique<block_counter>(comm_);
@@ -354,9 +354,9 @@ private:
         agree_on_call(collective::gather_stats, 0, 0, 0);
         // Each rank sends: rank, wall, from_checkpoint, save failures, workers, then per worker
         // busy, read, wait, combine, blocks (counts are exact in a double up to 2^53).
-        std::vector<double> mine{static_cast<double>(stats.rank), stats.wall, static_cast<double>(stats.from_checkpoint),
-                                 static_cast<double>(stats.checkpoint_save_failures),
-                                 static_cast<double>(stats.workers.size())};
+        std::vector<double> mine{
+            static_cast<double>(stats.rank), stats.wall, static_cast<double>(stats.from_checkpoint),
+            static_cast<double>(stats.checkpoint_save_failures), static_cast<double>(stats.workers.size())};
         for (const worker_stats& w : stats.workers) {
             mine.insert(mine.end(), {w.busy, w.read, w.wait, w.combine, static_cast<double>(w.blocks)});
         }
@@ -418,8 +418,8 @@ private:
                                 bool flag_a = false, bool flag_b = false) {
         const long long mine[4] = {static_cast<long long>(kind), static_cast<long long>(call),
                                    static_cast<long long>(blocks), detail};
-        long long send[10] = {mine[0], mine[1], mine[2], mine[3], -mine[0], -mine[1], -mine[2], -mine[3],
-                              flag_a ? 1 : 0, flag_b ? 1 : 0};
+        long long send[10] = {mine[0],  mine[1],  mine[2],  mine[3],        -mine[0],
+                              -mine[1], -mine[2], -mine[3], flag_a ? 1 : 0, flag_b ? 1 : 0};
         long long got[10];
         check_mpi(MPI_Allreduce(send, got, 10, MPI_LONG_LONG, MPI_MAX, comm_), "MPI_Allreduce");
         bool same = true;
@@ -432,8 +432,8 @@ private:
             const long long* v = &all[static_cast<std::size_t>(r) * 4];
             std::string d = collective_name(v[0]);
             if (v[0] == static_cast<long long>(collective::map_blocks)) {
-                d += " (call " + std::to_string(v[1]) + ", " + std::to_string(v[2]) + " blocks, on_error::" +
-                     (v[3] == 1 ? "collect" : "fail_fast") + ")";
+                d += " (call " + std::to_string(v[1]) + ", " + std::to_string(v[2]) +
+                     " blocks, on_error::" + (v[3] == 1 ? "collect" : "fail_fast") + ")";
             } else if (v[0] != static_cast<long long>(collective::gather_stats)) {
                 d += " of the results of map_blocks call " + std::to_string(v[1]) + " (" + std::to_string(v[2]) +
                      " blocks)";
@@ -508,7 +508,7 @@ public:
     /// \param schedule how blocks are assigned to ranks
     /// \throws std::logic_error if MPI is not initialized
     explicit mpi_policy(boost::mpi::communicator comm = {}, mpi_schedule schedule = mpi_schedule::contiguous)
-        : mpi_backend(std::move(comm), schedule, serial_policy{}, "mpi_policy") {}
+            : mpi_backend(std::move(comm), schedule, serial_policy{}, "mpi_policy") {}
 
     /// Blocks run at once over all ranks: one per rank.
     [[nodiscard]] std::size_t workers() const noexcept { return static_cast<std::size_t>(size()); }
@@ -529,12 +529,10 @@ public:
     ///         std::invalid_argument if threads_per_rank is 0
     hybrid_policy(boost::mpi::communicator comm, std::size_t threads_per_rank,
                   mpi_schedule schedule = mpi_schedule::contiguous)
-        : mpi_backend(std::move(comm), schedule, make_pool(threads_per_rank), "hybrid_policy") {}
+            : mpi_backend(std::move(comm), schedule, make_pool(threads_per_rank), "hybrid_policy") {}
 
     /// Blocks run at once over all ranks: ranks times threads per rank.
-    [[nodiscard]] std::size_t workers() const noexcept {
-        return static_cast<std::size_t>(size()) * local().workers();
-    }
+    [[nodiscard]] std::size_t workers() const noexcept { return static_cast<std::size_t>(size()) * local().workers(); }
     /// Blocks each rank runs at once.
     [[nodiscard]] std::size_t threads_per_rank() const noexcept { return local().workers(); }
 

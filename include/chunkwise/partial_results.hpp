@@ -33,7 +33,7 @@ public:
     /// \throws std::invalid_argument if the sizes differ or the indices are not ascending and in range
     partial_results(std::size_t total_blocks, std::vector<std::size_t> indices, std::vector<R> values,
                     run_stats stats = {})
-        : total_(total_blocks), indices_(std::move(indices)), values_(std::move(values)), stats_(std::move(stats)) {
+            : total_(total_blocks), indices_(std::move(indices)), values_(std::move(values)), stats_(std::move(stats)) {
         if (indices_.size() != values_.size()) {
             throw std::invalid_argument("[chunkwise.partial_results] " + std::to_string(indices_.size()) +
                                         " indices but " + std::to_string(values_.size()) + " values");

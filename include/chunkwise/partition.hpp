@@ -89,7 +89,7 @@ struct align {
     const std::size_t units = n / a.multiple + (n % a.multiple != 0 ? 1 : 0);
     std::vector<block> out = partition(units, p);
     for (block& b : out) {
-        b.begin *= a.multiple;                               // < n: no overflow
+        b.begin *= a.multiple;                            // < n: no overflow
         b.end = b.end == units ? n : b.end * a.multiple;  // < n unless last
     }
     return out;

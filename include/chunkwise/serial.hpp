@@ -34,8 +34,7 @@ private:
 
     // As execute, over block indices [first, last), failures tagged with `rank`.
     template <class Body>
-    detail::exec_result execute_range(std::size_t first, std::size_t last, Body& body, on_error mode,
-                                      int rank) {
+    detail::exec_result execute_range(std::size_t first, std::size_t last, Body& body, on_error mode, int rank) {
         detail::exec_result r;
         r.stats.rank = rank;
         r.stats.workers.resize(1);

@@ -15,10 +15,10 @@ namespace chunkwise {
 /// `read_scope` (compute = busy - read); wait: wall time of the run not spent busy (idle,
 /// scheduling, waiting for other workers or ranks); combine: gather/reduce on this worker.
 struct worker_stats {
-    double busy = 0;     ///< seconds inside block functions, read time included
-    double read = 0;     ///< seconds of busy spent reading input (see read_scope)
-    double wait = 0;     ///< seconds of the run's wall time not spent busy
-    double combine = 0;  ///< seconds spent combining results (gather, reduce)
+    double busy = 0;         ///< seconds inside block functions, read time included
+    double read = 0;         ///< seconds of busy spent reading input (see read_scope)
+    double wait = 0;         ///< seconds of the run's wall time not spent busy
+    double combine = 0;      ///< seconds spent combining results (gather, reduce)
     std::size_t blocks = 0;  ///< blocks this worker ran
 
     /// Seconds of busy not spent reading.
@@ -27,10 +27,10 @@ struct worker_stats {
 
 /// Statistics of one `map_blocks` call in this process, plus the combine step that consumed it.
 struct run_stats {
-    int rank = 0;                        ///< MPI rank of this process (0 without MPI)
-    double wall = 0;                     ///< seconds from start to end of map_blocks here
-    std::vector<worker_stats> workers;   ///< one entry per worker of this process
-    std::size_t from_checkpoint = 0;     ///< blocks loaded from a checkpoint instead of run
+    int rank = 0;                              ///< MPI rank of this process (0 without MPI)
+    double wall = 0;                           ///< seconds from start to end of map_blocks here
+    std::vector<worker_stats> workers;         ///< one entry per worker of this process
+    std::size_t from_checkpoint = 0;           ///< blocks loaded from a checkpoint instead of run
     std::size_t checkpoint_save_failures = 0;  ///< results kept but not checkpointed (full disk, ...)
 
     /// Sum of a phase over all workers, e.g. `total(&worker_stats::busy)`.
@@ -43,21 +43,21 @@ struct run_stats {
 
 /// One run over every worker of every rank, summed up (see summarize).
 struct run_summary {
-    std::size_t ranks = 0;       ///< ranks (processes) summarized
-    std::size_t workers = 0;     ///< workers over all ranks
-    double wall = 0;             ///< the longest wall time of any rank
-    double busy_max = 0;         ///< busy seconds of the slowest worker
-    double busy_min = 0;         ///< busy seconds of the fastest worker
-    double busy_mean = 0;        ///< mean busy seconds per worker
-    int slowest_rank = 0;        ///< rank of the worker with the most busy time (a straggler?)
+    std::size_t ranks = 0;           ///< ranks (processes) summarized
+    std::size_t workers = 0;         ///< workers over all ranks
+    double wall = 0;                 ///< the longest wall time of any rank
+    double busy_max = 0;             ///< busy seconds of the slowest worker
+    double busy_min = 0;             ///< busy seconds of the fastest worker
+    double busy_mean = 0;            ///< mean busy seconds per worker
+    int slowest_rank = 0;            ///< rank of the worker with the most busy time (a straggler?)
     std::size_t slowest_worker = 0;  ///< its worker number on that rank
-    int fastest_rank = 0;        ///< rank of the worker with the least busy time
+    int fastest_rank = 0;            ///< rank of the worker with the least busy time
     std::size_t fastest_worker = 0;  ///< its worker number on that rank
-    double imbalance = 1;        ///< busy_max / busy_mean: 1 is perfect balance
-    double total_read = 0;       ///< read seconds summed over all workers
-    double total_compute = 0;    ///< compute seconds (busy - read) summed over all workers
-    double total_wait = 0;       ///< wait seconds summed over all workers
-    double total_combine = 0;    ///< combine seconds summed over all workers
+    double imbalance = 1;            ///< busy_max / busy_mean: 1 is perfect balance
+    double total_read = 0;           ///< read seconds summed over all workers
+    double total_compute = 0;        ///< compute seconds (busy - read) summed over all workers
+    double total_wait = 0;           ///< wait seconds summed over all workers
+    double total_combine = 0;        ///< combine seconds summed over all workers
 };
 
 /// Sums up the statistics of every rank (from gather_stats) or of one process: the slowest and

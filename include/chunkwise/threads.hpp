@@ -31,15 +31,15 @@ inline std::size_t max_blocks_per_job = 0xffffffffu;
 /// The pool starts with the policy, lives as long as it, and is reused by every call. Scheduling
 /// is dynamic: each thread starts on its own contiguous share of the blocks and takes them one
 /// at a time; a thread that runs out takes half of the largest share left. A few slow blocks
-/// therefore never leave the other threads idle. `map_blocks` may be called from inside a running block with the same policy: the
-/// inner call completes (the calling thread works on it; idle pool threads help).
+/// therefore never leave the other threads idle. `map_blocks` may be called from inside a running block with the same
+/// policy: the inner call completes (the calling thread works on it; idle pool threads help).
 class thread_policy {
 public:
     /// \param workers blocks run at once, the calling thread included; defaults to the hardware
     ///        thread count (1 where unknown)
     /// \throws std::invalid_argument if workers is 0; std::system_error if a thread cannot start
     explicit thread_policy(std::size_t workers = default_workers())
-        : workers_(checked(workers)), pool_(std::make_unique<detail::thread_pool>(workers_ - 1)) {}
+            : workers_(checked(workers)), pool_(std::make_unique<detail::thread_pool>(workers_ - 1)) {}
 
     /// Blocks run at once in this process, the calling thread included.
     [[nodiscard]] std::size_t workers() const noexcept { return workers_; }
@@ -66,8 +66,7 @@ private:
 
     // As execute, over block indices [first, last), failures tagged with `rank`.
     template <class Body>
-    detail::exec_result execute_range(std::size_t first, std::size_t last, Body& body, on_error mode,
-                                      int rank) {
+    detail::exec_result execute_range(std::size_t first, std::size_t last, Body& body, on_error mode, int rank) {
         detail::exec_result r;
         r.stats.rank = rank;
         r.stats.workers.resize(workers_);
@@ -106,7 +105,7 @@ private:
     class job final : public detail::pool_job {
     public:
         job(std::size_t first, std::size_t last, Body& body, on_error mode, std::size_t slots, int rank)
-            : body_(body), mode_(mode), rank_(rank), ranges_(slots), stats(slots), failures(slots) {
+                : body_(body), mode_(mode), rank_(rank), ranges_(slots), stats(slots), failures(slots) {
             const std::size_t n = last > first ? last - first : 0;
             base_ = first;
             for (std::size_t s = 0; s < slots; ++s) {
@@ -122,8 +121,7 @@ private:
             while (claim(slot, i)) {
                 if (stop_.load(std::memory_order_acquire)) return;
                 ++busy.blocks;
-                if (!detail::run_one_block(body_, base_ + i, mine, rank_) &&
-                    mode_ == on_error::fail_fast) {
+                if (!detail::run_one_block(body_, base_ + i, mine, rank_) && mode_ == on_error::fail_fast) {
                     stop_.store(true, std::memory_order_release);
                     return;
                 }

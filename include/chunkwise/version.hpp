@@ -9,8 +9,8 @@
 #define CHUNKWISE_DETAIL_TEXT(x) #x
 #define CHUNKWISE_DETAIL_EXPAND(x) CHUNKWISE_DETAIL_TEXT(x)
 /// The version as a string literal, "major.minor.patch".
-#define CHUNKWISE_VERSION_STRING                                                                     \
-    CHUNKWISE_DETAIL_EXPAND(CHUNKWISE_VERSION_MAJOR)                                                 \
+#define CHUNKWISE_VERSION_STRING                     \
+    CHUNKWISE_DETAIL_EXPAND(CHUNKWISE_VERSION_MAJOR) \
     "." CHUNKWISE_DETAIL_EXPAND(CHUNKWISE_VERSION_MINOR) "." CHUNKWISE_DETAIL_EXPAND(CHUNKWISE_VERSION_PATCH)
 
 namespace chunkwise {

@@ -41,8 +41,8 @@ namespace chunkwise::bench {
 
 /// Amdahl's law fitted to measured times: t(N) = t1 * (s + (1 - s) / N).
 struct amdahl_fit {
-    double serial_fraction = 0;  ///< s, in [0, 1]
-    double t1 = 0;               ///< the fitted time on one worker, seconds
+    double serial_fraction = 0;                                    ///< s, in [0, 1]
+    double t1 = 0;                                                 ///< the fitted time on one worker, seconds
     double max_speedup = std::numeric_limits<double>::infinity();  ///< 1 / s (infinity for s = 0)
 
     /// The speedup the fit predicts on n workers: 1 / (s + (1 - s) / n).
@@ -65,8 +65,9 @@ struct amdahl_fit {
     std::set<double> distinct;
     for (std::size_t i = 0; i < workers.size(); ++i) {
         if (!(workers[i] > 0) || !(seconds[i] > 0)) {
-            throw std::invalid_argument("[chunkwise.bench] fit_amdahl: worker counts and times must be positive (entry " +
-                                        std::to_string(i) + ")");
+            throw std::invalid_argument(
+                "[chunkwise.bench] fit_amdahl: worker counts and times must be positive (entry " + std::to_string(i) +
+                ")");
         }
         distinct.insert(workers[i]);
     }
@@ -168,15 +169,15 @@ struct machine_info {
 
 /// One worker count of a scaling run.
 struct scaling_point {
-    std::size_t workers = 0;       ///< total workers: ranks x threads
-    std::size_t ranks = 1;         ///< MPI ranks (1 for threads in one process)
-    std::size_t threads = 1;       ///< threads per rank
-    std::vector<double> samples;   ///< seconds of each repeat
-    phase_times phases;            ///< mean over repeats, per worker
+    std::size_t workers = 0;      ///< total workers: ranks x threads
+    std::size_t ranks = 1;        ///< MPI ranks (1 for threads in one process)
+    std::size_t threads = 1;      ///< threads per rank
+    std::vector<double> samples;  ///< seconds of each repeat
+    phase_times phases;           ///< mean over repeats, per worker
     // Filled by scaling_report::finish():
     double mean = 0, std = 0, min = 0;  ///< of samples, seconds
-    double speedup = 0;            ///< relative to the point with the fewest workers (see finish)
-    double efficiency = 0;         ///< speedup / workers
+    double speedup = 0;                 ///< relative to the point with the fewest workers (see finish)
+    double efficiency = 0;              ///< speedup / workers
     double karp_flatt = std::numeric_limits<double>::quiet_NaN();  ///< NaN at 1 worker
 };
 
@@ -184,13 +185,13 @@ struct scaling_point {
 /// as scaling.json and scaling.csv (schema in docs/scaling.md).
 class scaling_report {
 public:
-    std::string workload;                  ///< what ran
-    std::string mode = "threads";          ///< "threads", "mpi" or "hybrid"
+    std::string workload;          ///< what ran
+    std::string mode = "threads";  ///< "threads", "mpi" or "hybrid"
     machine_info machine = machine_info::here();
     std::string chunkwise_version = CHUNKWISE_VERSION_STRING;
-    std::vector<scaling_point> points;     ///< ascending worker count after finish()
-    amdahl_fit amdahl;                     ///< fitted to every sample of every point
-    bool amdahl_fitted = false;            ///< false with fewer than two worker counts
+    std::vector<scaling_point> points;  ///< ascending worker count after finish()
+    amdahl_fit amdahl;                  ///< fitted to every sample of every point
+    bool amdahl_fitted = false;         ///< false with fewer than two worker counts
 
     /// Sorts the points and computes mean, std, min, speedup S(N) = N0 t(N0) / t(N) relative to
     /// the point with the fewest workers N0 (t1 / tN when N0 = 1), efficiency S / N, Karp-Flatt,
@@ -249,8 +250,8 @@ public:
             for (std::size_t k = 0; k < p.samples.size(); ++k) o << (k ? ", " : "") << json_number(p.samples[k]);
             o << "],\n     \"phases\": {\"read\": " << json_number(p.phases.read)
               << ", \"compute\": " << json_number(p.phases.compute) << ", \"wait\": " << json_number(p.phases.wait)
-              << ", \"combine\": " << json_number(p.phases.combine) << "},\n     \"speedup\": "
-              << json_number(p.speedup) << ", \"efficiency\": " << json_number(p.efficiency)
+              << ", \"combine\": " << json_number(p.phases.combine)
+              << "},\n     \"speedup\": " << json_number(p.speedup) << ", \"efficiency\": " << json_number(p.efficiency)
               << ", \"karp_flatt\": " << json_number(p.karp_flatt) << "}";
         }
         o << "\n  ],\n  \"amdahl\": {\"serial_fraction\": "
@@ -274,8 +275,8 @@ public:
         for (const scaling_point& p : points) {
             o << p.workers << ',' << p.ranks << ',' << p.threads << ',' << p.samples.size() << ',' << num(p.mean) << ','
               << num(p.std) << ',' << num(p.min) << ',' << num(p.phases.read) << ',' << num(p.phases.compute) << ','
-              << num(p.phases.wait) << ',' << num(p.phases.combine) << ',' << num(p.speedup) << ','
-              << num(p.efficiency) << ',' << num(p.karp_flatt) << '\n';
+              << num(p.phases.wait) << ',' << num(p.phases.combine) << ',' << num(p.speedup) << ',' << num(p.efficiency)
+              << ',' << num(p.karp_flatt) << '\n';
         }
         return o.str();
     }
@@ -289,8 +290,8 @@ public:
         o << line;
         for (const scaling_point& p : points) {
             std::snprintf(line, sizeof line, "%7zu %5zu %7zu  %9.4f %8.4f  %7.4f %7.4f %7.4f %7.4f  %7.2f %6.2f %6s\n",
-                          p.workers, p.ranks, p.threads, p.mean, p.std, p.phases.read, p.phases.compute,
-                          p.phases.wait, p.phases.combine, p.speedup, p.efficiency,
+                          p.workers, p.ranks, p.threads, p.mean, p.std, p.phases.read, p.phases.compute, p.phases.wait,
+                          p.phases.combine, p.speedup, p.efficiency,
                           std::isnan(p.karp_flatt) ? "-" : std::to_string(p.karp_flatt).substr(0, 6).c_str());
             o << line;
         }
@@ -377,10 +378,10 @@ public:
 
 /// How strong_scaling runs a workload.
 struct scaling_options {
-    std::string workload = "workload";        ///< a name for the report
-    std::vector<std::size_t> workers{1, 2};   ///< thread counts to run at
-    std::size_t repeats = 3;                  ///< timed runs per thread count
-    std::size_t warmup = 1;                   ///< untimed runs first, per thread count
+    std::string workload = "workload";       ///< a name for the report
+    std::vector<std::size_t> workers{1, 2};  ///< thread counts to run at
+    std::size_t repeats = 3;                 ///< timed runs per thread count
+    std::size_t warmup = 1;                  ///< untimed runs first, per thread count
 };
 
 /// Runs `workload(pool)` on a thread_policy of each count in opt.workers (warm-up runs first,

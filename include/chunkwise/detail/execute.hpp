@@ -55,14 +55,22 @@ struct call_start {
 
 inline const char* collective_name(long long kind) {
     switch (static_cast<collective>(kind)) {
-        case collective::map_blocks: return "map_blocks";
-        case collective::gather: return "gather";
-        case collective::all_gather: return "all_gather";
-        case collective::reduce: return "reduce";
-        case collective::all_reduce: return "all_reduce";
-        case collective::gather_failures: return "gather_failures";
-        case collective::gather_stats: return "gather_stats";
-        case collective::write_blocks: return "h5::write_blocks";
+        case collective::map_blocks:
+            return "map_blocks";
+        case collective::gather:
+            return "gather";
+        case collective::all_gather:
+            return "all_gather";
+        case collective::reduce:
+            return "reduce";
+        case collective::all_reduce:
+            return "all_reduce";
+        case collective::gather_failures:
+            return "gather_failures";
+        case collective::gather_stats:
+            return "gather_stats";
+        case collective::write_blocks:
+            return "h5::write_blocks";
     }
     return "an unknown collective";
 }
@@ -103,8 +111,7 @@ bool run_one_block(Body& body, std::size_t index, std::vector<failure_record>& f
 /// lines, so they are written once, not per block).
 class worker_clock {
 public:
-    explicit worker_clock(worker_stats& w) noexcept
-        : w_(w), read0_(thread_read_seconds), t0_(clock::now()) {}
+    explicit worker_clock(worker_stats& w) noexcept : w_(w), read0_(thread_read_seconds), t0_(clock::now()) {}
     ~worker_clock() {
         w_.busy += seconds_since(t0_);
         w_.read += thread_read_seconds - read0_;
@@ -127,8 +134,7 @@ inline void finish_stats(run_stats& s, double wall) {
 }
 
 inline void sort_failures(std::vector<failure_record>& f) {
-    std::sort(f.begin(), f.end(),
-              [](const failure_record& a, const failure_record& b) { return a.index < b.index; });
+    std::sort(f.begin(), f.end(), [](const failure_record& a, const failure_record& b) { return a.index < b.index; });
 }
 
 }  // namespace chunkwise::detail

@@ -133,14 +133,25 @@ private:
                 if (at_ >= t_.size()) fail("unfinished escape");
                 const char e = t_[at_++];
                 switch (e) {
-                    case 'n': c = '\n'; break;
-                    case 't': c = '\t'; break;
-                    case 'r': c = '\r'; break;
-                    case 'b': c = '\b'; break;
-                    case 'f': c = '\f'; break;
+                    case 'n':
+                        c = '\n';
+                        break;
+                    case 't':
+                        c = '\t';
+                        break;
+                    case 'r':
+                        c = '\r';
+                        break;
+                    case 'b':
+                        c = '\b';
+                        break;
+                    case 'f':
+                        c = '\f';
+                        break;
                     case 'u': {
                         if (at_ + 4 > t_.size()) fail("unfinished \\u escape");
-                        const unsigned code = static_cast<unsigned>(std::strtoul(t_.substr(at_, 4).c_str(), nullptr, 16));
+                        const unsigned code =
+                            static_cast<unsigned>(std::strtoul(t_.substr(at_, 4).c_str(), nullptr, 16));
                         at_ += 4;
                         if (code < 0x80) {
                             c = static_cast<char>(code);
@@ -155,7 +166,9 @@ private:
                         }
                         break;
                     }
-                    default: c = e; break;  // \" \\ \/
+                    default:
+                        c = e;
+                        break;  // \" \\ \/
                 }
             }
             s += c;
@@ -174,11 +187,21 @@ inline std::string json_quote(const std::string& s) {
     std::string out = "\"";
     for (const char c : s) {
         switch (c) {
-            case '"': out += "\\\""; break;
-            case '\\': out += "\\\\"; break;
-            case '\n': out += "\\n"; break;
-            case '\t': out += "\\t"; break;
-            case '\r': out += "\\r"; break;
+            case '"':
+                out += "\\\"";
+                break;
+            case '\\':
+                out += "\\\\";
+                break;
+            case '\n':
+                out += "\\n";
+                break;
+            case '\t':
+                out += "\\t";
+                break;
+            case '\r':
+                out += "\\r";
+                break;
             default:
                 if (static_cast<unsigned char>(c) < 0x20) {
                     char buf[8];

@@ -14,7 +14,7 @@
 #include <boost/mpi/datatype.hpp>
 #include <boost/mpi/packed_iarchive.hpp>
 #include <boost/mpi/packed_oarchive.hpp>
-#include <boost/serialization/string.hpp>   // results of these types travel without extra includes
+#include <boost/serialization/string.hpp>  // results of these types travel without extra includes
 #include <boost/serialization/utility.hpp>
 #include <boost/serialization/vector.hpp>
 #include <mpi.h>
@@ -150,8 +150,8 @@ std::vector<T> gather_raw(const boost::mpi::communicator& comm, std::span<const 
     } else {
         const std::uint64_t my_count = mine.size();
         counts.assign(rank == root ? static_cast<std::size_t>(size) : 0, 0);
-        check_mpi(MPI_Gather(&my_count, 1, mpi_type<std::uint64_t>(), counts.data(), 1, mpi_type<std::uint64_t>(),
-                             root, comm),
+        check_mpi(MPI_Gather(&my_count, 1, mpi_type<std::uint64_t>(), counts.data(), 1, mpi_type<std::uint64_t>(), root,
+                             comm),
                   "MPI_Gather of counts");
         // Everyone learns whether the total fits one Gatherv (int counts and displacements).
         for (std::uint64_t c : counts) total += c;
@@ -292,8 +292,8 @@ std::vector<R> gather_values(const boost::mpi::communicator& comm, std::vector<R
         if (known_counts != nullptr && codec::fixed_header > 0) {
             for (std::uint64_t c : *known_counts) known_header_counts.push_back(c * codec::fixed_header);
         }
-        const auto all_headers = gather_raw<std::uint64_t>(comm, header, root, header_counts,
-                                                           known_header_counts.empty() ? nullptr : &known_header_counts);
+        const auto all_headers = gather_raw<std::uint64_t>(
+            comm, header, root, header_counts, known_header_counts.empty() ? nullptr : &known_header_counts);
         const std::size_t limit_elems = std::max<std::size_t>(1, max_message_bytes / sizeof(element));
         constexpr int tag = 0x6378;
         if (rank == root) {

@@ -33,7 +33,7 @@ public:
 
     production_run(Policy& policy, const std::filesystem::path& checkpoint, const std::filesystem::path& log,
                    bool progress, std::size_t total)
-        : policy_(policy), caller_(std::this_thread::get_id()), wanted_(progress), total_(total) {
+            : policy_(policy), caller_(std::this_thread::get_id()), wanted_(progress), total_(total) {
         if (!checkpoint.empty()) {
             if constexpr (checkpointable<Result>) {
                 set_up([&] {
@@ -79,9 +79,9 @@ public:
         // checkpoint's file key, the log's label (a progress-only run builds no strings).
         const std::string description = logging_ || store_ ? identity::description(b) : std::string();
         const std::string key = store_ ? identity::key(b, i, description) : std::string();
-        const std::string label =
-            logging_ ? "block " + std::to_string(identity::index(b, i)) + (description.empty() ? "" : " (" + description + ")")
-                     : std::string();
+        const std::string label = logging_ ? "block " + std::to_string(identity::index(b, i)) +
+                                                 (description.empty() ? "" : " (" + description + ")")
+                                           : std::string();
         if constexpr (checkpointable<Result>) {
             if (store_) {
                 if (auto bytes = store_->load(key, type_name_, description)) {
@@ -104,8 +104,8 @@ public:
             current_block_label = nullptr;
             slot.reset();
             if (logging_) {
-                reporter_->line("FAILED " + label + " after " + std::to_string(seconds_since(t0)) + " s: " +
-                                describe_exception(std::current_exception()));
+                reporter_->line("FAILED " + label + " after " + std::to_string(seconds_since(t0)) +
+                                " s: " + describe_exception(std::current_exception()));
             }
             tick(false);
             throw;
@@ -140,12 +140,12 @@ public:
     template <class Values>
     void ended(const Values& values, std::size_t total, std::size_t failures) {
         if (logging_) {
-            reporter_->line("run end: " + std::to_string(values.size()) + " of " + std::to_string(total) +
-                            " blocks here (" + std::to_string(failures) +
-                            " failed, " + std::to_string(loaded_.load()) + " from checkpoint" +
-                            (save_failures_.load() > 0 ? ", " + std::to_string(save_failures_.load()) + " not checkpointed"
-                                                        : std::string()) +
-                            ") in " + std::to_string(reporter_->elapsed()) + " s");
+            reporter_->line(
+                "run end: " + std::to_string(values.size()) + " of " + std::to_string(total) + " blocks here (" +
+                std::to_string(failures) + " failed, " + std::to_string(loaded_.load()) + " from checkpoint" +
+                (save_failures_.load() > 0 ? ", " + std::to_string(save_failures_.load()) + " not checkpointed"
+                                           : std::string()) +
+                ") in " + std::to_string(reporter_->elapsed()) + " s");
         }
     }
 
@@ -159,8 +159,10 @@ private:
             store_->save(key, type_name_, description, payload);
         } catch (const std::exception& e) {
             if (save_failures_.fetch_add(1) == 0) {
-                const std::string text = std::string("checkpoint not saved (results are kept; later save failures "
-                                                     "are only counted): ") + e.what();
+                const std::string text = std::string(
+                                             "checkpoint not saved (results are kept; later save failures "
+                                             "are only counted): ") +
+                                         e.what();
                 if (logging_) reporter_->line(label + ": " + text);
                 if (!logging_) std::fprintf(stderr, "[chunkwise] %s\n", text.c_str());
             }

@@ -41,7 +41,11 @@ public:
     /// \param log file to append lines to (empty: none); \param progress draw progress;
     /// \param show_progress this process draws it (the root under MPI)
     run_reporter(const std::filesystem::path& log, bool progress, std::size_t total, int rank, bool show_progress)
-        : total_(total), rank_(rank), progress_(progress && show_progress), show_(show_progress), start_(clock_type::now()) {
+            : total_(total),
+              rank_(rank),
+              progress_(progress && show_progress),
+              show_(show_progress),
+              start_(clock_type::now()) {
         if (!log.empty()) {
             fd_ = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
             if (fd_ < 0) throw error("[chunkwise.log] cannot open " + log.string() + ": " + std::strerror(errno));
@@ -80,9 +84,9 @@ public:
         if (!progress_) return;
         std::lock_guard lock(mutex_);
         const double elapsed = std::chrono::duration<double>(clock_type::now() - start_).count();
-        const bool due = final || (tty_ ? elapsed - last_ >= 0.1 : (done * 10 / std::max<std::size_t>(total_, 1) >
-                                                                         last_decile_ ||
-                                                                     elapsed - last_ >= 30));
+        const bool due =
+            final || (tty_ ? elapsed - last_ >= 0.1
+                           : (done * 10 / std::max<std::size_t>(total_, 1) > last_decile_ || elapsed - last_ >= 30));
         if (!due || (final && done == last_done_)) return;
         last_ = elapsed;
         last_done_ = done;
@@ -90,10 +94,11 @@ public:
         const double rate = elapsed > 0 ? static_cast<double>(computed) / elapsed : 0;
         const std::size_t left = total_ > done ? total_ - done : 0;
         char buf[200];
-        std::snprintf(buf, sizeof buf, "[chunkwise] %zu/%zu blocks %3.0f%%  %.2f blocks/s  elapsed %s  ETA %s", done, total_,
-                      total_ ? 100.0 * static_cast<double>(done) / static_cast<double>(total_) : 100.0, rate,
-                      format_duration(elapsed).c_str(),
-                      final ? "0:00" : (rate > 0 ? format_duration(static_cast<double>(left) / rate) : std::string("?")).c_str());
+        std::snprintf(
+            buf, sizeof buf, "[chunkwise] %zu/%zu blocks %3.0f%%  %.2f blocks/s  elapsed %s  ETA %s", done, total_,
+            total_ ? 100.0 * static_cast<double>(done) / static_cast<double>(total_) : 100.0, rate,
+            format_duration(elapsed).c_str(),
+            final ? "0:00" : (rate > 0 ? format_duration(static_cast<double>(left) / rate) : std::string("?")).c_str());
         if (tty_) {
             std::fprintf(stderr, "\r%-100s%s", buf, final ? "\n" : "");
         } else {
@@ -102,9 +107,7 @@ public:
         std::fflush(stderr);
     }
 
-    [[nodiscard]] double elapsed() const {
-        return std::chrono::duration<double>(clock_type::now() - start_).count();
-    }
+    [[nodiscard]] double elapsed() const { return std::chrono::duration<double>(clock_type::now() - start_).count(); }
 
 private:
     using clock_type = std::chrono::steady_clock;

@@ -14,17 +14,21 @@ template <class T>
 concept plain_arithmetic = std::is_arithmetic_v<T> && !std::is_same_v<T, bool>;
 
 template <class R>
-concept arithmetic_vector = requires { typename R::value_type; } && plain_arithmetic<typename R::value_type> &&
-                            std::same_as<R, std::vector<typename R::value_type, typename R::allocator_type>>;
+concept arithmetic_vector = requires {
+    typename R::value_type;
+}
+&&plain_arithmetic<typename R::value_type>&&
+    std::same_as<R, std::vector<typename R::value_type, typename R::allocator_type>>;
 
 template <class R>
 concept arithmetic_tensor = !arithmetic_vector<R> && requires(const R& r) {
     typename R::value_type;
     typename R::shape_type;
-    { r.shape() };
+    {r.shape()};
     { r.data() } -> std::convertible_to<const typename R::value_type*>;
     { r.size() } -> std::convertible_to<std::size_t>;
     { R::from_shape(std::declval<const typename R::shape_type&>()) } -> std::convertible_to<R>;
-} && plain_arithmetic<typename R::value_type>;
+}
+&&plain_arithmetic<typename R::value_type>;
 
 }  // namespace chunkwise::detail

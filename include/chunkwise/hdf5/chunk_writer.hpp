@@ -46,7 +46,8 @@ inline void shuffle_bytes(const unsigned char* in, unsigned char* out, std::size
 }
 
 /// A zlib stream of `in` at `level` (what HDF5's deflate filter writes) into out; its size.
-inline std::size_t deflate_bytes(const unsigned char* in, std::size_t size, std::vector<unsigned char>& out, int level) {
+inline std::size_t deflate_bytes(const unsigned char* in, std::size_t size, std::vector<unsigned char>& out,
+                                 int level) {
 #if defined(CHUNKWISE_USE_LIBDEFLATE)
     struct freer {
         void operator()(libdeflate_compressor* c) const { libdeflate_free_compressor(c); }
@@ -65,7 +66,8 @@ inline std::size_t deflate_bytes(const unsigned char* in, std::size_t size, std:
 #else
     out.resize(compressBound(static_cast<uLong>(size)));
     uLongf got = static_cast<uLongf>(out.size());
-    if (compress2(out.data(), &got, in, static_cast<uLong>(size), level) != Z_OK) throw std::runtime_error("deflate failed");
+    if (compress2(out.data(), &got, in, static_cast<uLong>(size), level) != Z_OK)
+        throw std::runtime_error("deflate failed");
     return got;
 #endif
 }
@@ -89,8 +91,12 @@ public:
     /// \throws h5::error as h5::write does, and if opt.chunk is empty
     chunk_writer(const std::filesystem::path& file, const std::string& path, std::vector<std::size_t> shape,
                  write_options opt)
-        : file_(file.string()), path_(detail::normalize_path(path)), shape_(std::move(shape)), opt_(std::move(opt)) {
-        if (opt_.chunk.empty()) throw error(file_, path_, "chunk_writer: write_options::chunk must give the chunk shape");
+            : file_(file.string()),
+              path_(detail::normalize_path(path)),
+              shape_(std::move(shape)),
+              opt_(std::move(opt)) {
+        if (opt_.chunk.empty())
+            throw error(file_, path_, "chunk_writer: write_options::chunk must give the chunk shape");
         detail::complete_options(opt_, shape_, sizeof(T), file_, path_);
         std::error_code ec;
         const bool existed = std::filesystem::exists(file, ec);
@@ -125,9 +131,12 @@ public:
         const std::size_t cr = opt_.chunk[0];
         if (values.size() != rows * row_elements_ || first_row % cr != 0 || last > shape_[0] ||
             (last % cr != 0 && last != shape_[0])) {
-            throw error(file_, path_, "chunk_writer: rows [" + std::to_string(first_row) + ", " + std::to_string(last) +
-                                          ") of " + std::to_string(values.size()) + " values do not cover whole chunk rows "
-                                          "of " + std::to_string(cr) + " inside " + std::to_string(shape_[0]) + " rows");
+            throw error(file_, path_,
+                        "chunk_writer: rows [" + std::to_string(first_row) + ", " + std::to_string(last) + ") of " +
+                            std::to_string(values.size()) +
+                            " values do not cover whole chunk rows "
+                            "of " +
+                            std::to_string(cr) + " inside " + std::to_string(shape_[0]) + " rows");
         }
         if (rows == 0) return;
         std::vector<T> chunk(chunk_elements_);
@@ -148,8 +157,8 @@ public:
                 bool partial = false;
                 for (std::size_t d = 0; d < n; ++d) partial = partial || hi[d] - lo[d] < opt_.chunk[d];
                 if (partial) std::fill(chunk.begin(), chunk.end(), T{});
-                detail::copy_box<T>(reinterpret_cast<const unsigned char*>(values.data()), et, src_shape.data(), lo.data(),
-                                    hi.data(), chunk.data(), opt_.chunk.data(), zero.data(), n);
+                detail::copy_box<T>(reinterpret_cast<const unsigned char*>(values.data()), et, src_shape.data(),
+                                    lo.data(), hi.data(), chunk.data(), opt_.chunk.data(), zero.data(), n);
                 const unsigned char* bytes = reinterpret_cast<const unsigned char*>(chunk.data());
                 std::size_t size = chunk_elements_ * sizeof(T);
                 if (opt_.shuffle) {
@@ -166,8 +175,9 @@ public:
                 {
                     detail::library_lock lock;
                     if (H5Dwrite_chunk(writer_->dataset(), H5P_DEFAULT, 0, offset.data(), size, bytes) < 0) {
-                        throw error(file_, path_, "chunk_writer: writing the chunk at row " + std::to_string(offset[0]) +
-                                                      " failed: " + detail::last_error());
+                        throw error(file_, path_,
+                                    "chunk_writer: writing the chunk at row " + std::to_string(offset[0]) +
+                                        " failed: " + detail::last_error());
                     }
                 }
                 std::size_t d = n;

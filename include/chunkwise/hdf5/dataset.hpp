@@ -55,8 +55,8 @@ private:
 /// The view `dataset::read(rows, read_buffer&)` returns: an xtensor expression of rank N over
 /// the buffer's memory (shape(), data(), element access, any xtensor function).
 template <class T, std::size_t N>
-using tensor_view =
-    decltype(xt::adapt(std::declval<T*>(), std::size_t{}, xt::no_ownership(), std::declval<std::array<std::size_t, N>>()));
+using tensor_view = decltype(xt::adapt(std::declval<T*>(), std::size_t{}, xt::no_ownership(),
+                                       std::declval<std::array<std::size_t, N>>()));
 
 /// A read-only view of one dataset of an HDF5 file; cheap to copy, safe to read from many threads.
 ///
@@ -151,7 +151,8 @@ public:
             allocation_failed<T>(rows);
         }
         read_into(rows, std::span<T>(data, count));
-        return xt::adapt(static_cast<T*>(data), count, xt::no_ownership(), shape);  // a prvalue: the view holds the pointer, not a reference to it
+        return xt::adapt(static_cast<T*>(data), count, xt::no_ownership(),
+                         shape);  // a prvalue: the view holds the pointer, not a reference to it
     }
 
     /// Reads rows [rows.begin, rows.end) into `out`, which must hold exactly

@@ -18,9 +18,9 @@ public:
     /// \param file the file's path; \param dataset the dataset's path in it (may be empty);
     /// \param message what is wrong
     error(const std::string& file, const std::string& dataset, const std::string& message)
-        : chunkwise::error("[chunkwise.h5] " + file + (dataset.empty() ? "" : ":" + dataset) + ": " + message),
-          file_(file),
-          dataset_(dataset) {}
+            : chunkwise::error("[chunkwise.h5] " + file + (dataset.empty() ? "" : ":" + dataset) + ": " + message),
+              file_(file),
+              dataset_(dataset) {}
 
     /// The file's path.
     [[nodiscard]] const std::string& file() const noexcept { return file_; }

@@ -13,14 +13,14 @@ namespace chunkwise::h5 {
 
 /// The cost of reading one row (a frame) at a time, as the storage layout dictates.
 struct layout_report {
-    std::vector<std::size_t> shape;        ///< the dataset's shape
-    std::vector<std::size_t> chunk;        ///< its chunk shape (empty: contiguous)
-    std::size_t row_bytes = 0;             ///< bytes of one row
-    std::size_t chunks_per_row = 0;        ///< chunks a read of one row touches (0: contiguous)
-    std::size_t bytes_decoded_per_row = 0; ///< bytes decoded to read one row without a cache
-    double amplification = 1;              ///< bytes_decoded_per_row / row_bytes
+    std::vector<std::size_t> shape;            ///< the dataset's shape
+    std::vector<std::size_t> chunk;            ///< its chunk shape (empty: contiguous)
+    std::size_t row_bytes = 0;                 ///< bytes of one row
+    std::size_t chunks_per_row = 0;            ///< chunks a read of one row touches (0: contiguous)
+    std::size_t bytes_decoded_per_row = 0;     ///< bytes decoded to read one row without a cache
+    double amplification = 1;                  ///< bytes_decoded_per_row / row_bytes
     std::vector<std::size_t> suggested_chunk;  ///< (1, rest of the shape) when that is better
-    std::string advice;                    ///< one sentence
+    std::string advice;                        ///< one sentence
 };
 
 /// Reports how chunking serves row-by-row reading of `ds`. A row-by-row reader without a chunk
@@ -45,7 +45,8 @@ struct layout_report {
         if (d > 0) r.chunks_per_row *= (r.shape[d] + r.chunk[d] - 1) / r.chunk[d];
     }
     r.bytes_decoded_per_row = r.chunks_per_row * chunk_bytes;
-    r.amplification = r.row_bytes == 0 ? 1.0 : static_cast<double>(r.bytes_decoded_per_row) / static_cast<double>(r.row_bytes);
+    r.amplification =
+        r.row_bytes == 0 ? 1.0 : static_cast<double>(r.bytes_decoded_per_row) / static_cast<double>(r.row_bytes);
     std::vector<std::size_t> one_row = r.shape;
     one_row[0] = 1;
     if (r.chunk != one_row && r.row_bytes > 0 && r.row_bytes <= (std::size_t{64} << 20)) {

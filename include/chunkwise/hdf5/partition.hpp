@@ -50,8 +50,8 @@ inline constexpr block_bytes default_block_bytes{std::size_t{8} << 20};
     const double unit_bytes = static_cast<double>(row_bytes) * static_cast<double>(unit);
     const double per_block = unit_bytes > 0 ? static_cast<double>(b.count) / unit_bytes : static_cast<double>(units);
     const std::size_t units_per_block = per_block >= static_cast<double>(units) ? units
-                                        : per_block < 1.5                      ? 1
-                                                                               : static_cast<std::size_t>(per_block + 0.5);
+                                        : per_block < 1.5                       ? 1
+                                                          : static_cast<std::size_t>(per_block + 0.5);
     const std::size_t blocks = units / units_per_block + (units % units_per_block != 0 ? 1 : 0);
     return chunkwise::partition(shape[0], parts{blocks}, align{unit});
 }

@@ -40,7 +40,8 @@ inline void write_raw(const std::filesystem::path& file, const std::string& path
     if (existed) {
         std::size_t bytes = elem_size;
         for (std::size_t d : shape) bytes *= d;
-        if (const std::string problem = room_problem(f, bytes); !problem.empty()) throw error(f, p, "write: " + problem);
+        if (const std::string problem = room_problem(f, bytes); !problem.empty())
+            throw error(f, p, "write: " + problem);
     }
     library_lock lock;
     dataset_writer w(f, p, mem_type, shape, opt, H5P_DEFAULT, existed);

@@ -22,17 +22,25 @@ void with_stored_type(const element_type& t, F&& f) {
     switch (t.k) {
         case E::signed_int:
             switch (t.size) {
-                case 1: return f(std::type_identity<std::int8_t>{});
-                case 2: return f(std::type_identity<std::int16_t>{});
-                case 4: return f(std::type_identity<std::int32_t>{});
-                default: return f(std::type_identity<std::int64_t>{});
+                case 1:
+                    return f(std::type_identity<std::int8_t>{});
+                case 2:
+                    return f(std::type_identity<std::int16_t>{});
+                case 4:
+                    return f(std::type_identity<std::int32_t>{});
+                default:
+                    return f(std::type_identity<std::int64_t>{});
             }
         case E::unsigned_int:
             switch (t.size) {
-                case 1: return f(std::type_identity<std::uint8_t>{});
-                case 2: return f(std::type_identity<std::uint16_t>{});
-                case 4: return f(std::type_identity<std::uint32_t>{});
-                default: return f(std::type_identity<std::uint64_t>{});
+                case 1:
+                    return f(std::type_identity<std::uint8_t>{});
+                case 2:
+                    return f(std::type_identity<std::uint16_t>{});
+                case 4:
+                    return f(std::type_identity<std::uint32_t>{});
+                default:
+                    return f(std::type_identity<std::uint64_t>{});
             }
         case E::floating:
             if (t.size == 4) return f(std::type_identity<float>{});

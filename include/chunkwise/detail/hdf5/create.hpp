@@ -50,8 +50,9 @@ inline void complete_options(write_options& opt, const std::vector<std::size_t>&
         throw error(file, path, "write: deflate level must be 0-9, got " + std::to_string(opt.deflate));
     }
     if (!opt.chunk.empty() && opt.chunk.size() != shape.size()) {
-        throw error(file, path, "write: the chunk shape has " + std::to_string(opt.chunk.size()) + " axes, the array " +
-                                    std::to_string(shape.size()));
+        throw error(file, path,
+                    "write: the chunk shape has " + std::to_string(opt.chunk.size()) + " axes, the array " +
+                        std::to_string(shape.size()));
     }
     if ((opt.deflate > 0 || opt.shuffle) && opt.chunk.empty()) {
         std::size_t row_bytes = elem_size;
@@ -94,7 +95,7 @@ public:
     /// Opens (or creates) `file` with `fapl` and creates the dataset; throws h5::error.
     dataset_writer(const std::string& file, const std::string& path, hid_t file_type,
                    const std::vector<std::size_t>& shape, const write_options& opt, hid_t fapl, bool file_existed)
-        : file_(file), path_(path) {
+            : file_(file), path_(path) {
         file_h_ = file_existed ? handle(H5Fopen(file.c_str(), H5F_ACC_RDWR, fapl), H5Fclose)
                                : handle(H5Fcreate(file.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, fapl), H5Fclose);
         if (!file_h_.valid()) fail("cannot open or create the file: " + last_error());
@@ -118,8 +119,9 @@ public:
                 fail("cannot set the chunk shape or filters: " + last_error());
             }
         }
-        dset_h_ = handle(H5Dcreate2(file_h_.get(), path.c_str(), file_type, space.get(), lcpl.get(), dcpl.get(), H5P_DEFAULT),
-                         H5Dclose);
+        dset_h_ =
+            handle(H5Dcreate2(file_h_.get(), path.c_str(), file_type, space.get(), lcpl.get(), dcpl.get(), H5P_DEFAULT),
+                   H5Dclose);
         if (!dset_h_.valid()) fail("cannot create the dataset: " + last_error());
         created_dataset_ = true;
     }
@@ -146,7 +148,8 @@ public:
         const bool file_closed = file_h_.close();
         if (!dataset_closed || !flushed || !file_closed) {
             const std::string why = !dataset_closed ? dataset_error : !flushed ? flush_error : last_error();
-            fail("closing the dataset and the file failed (disk full?): " + (why.empty() ? std::string("unknown") : why));
+            fail("closing the dataset and the file failed (disk full?): " +
+                 (why.empty() ? std::string("unknown") : why));
         }
         committed_ = true;
     }
@@ -167,7 +170,8 @@ private:
             const bool unlinked = H5Ldelete(file_h_.get(), path_.c_str(), H5P_DEFAULT) >= 0;
             const bool closed = file_h_.close();
             H5Eclear2(H5E_DEFAULT);
-            if (!unlinked || !closed) note = " (the partly written dataset may remain in the file: remove it before retrying)";
+            if (!unlinked || !closed)
+                note = " (the partly written dataset may remain in the file: remove it before retrying)";
         }
         return note;
     }

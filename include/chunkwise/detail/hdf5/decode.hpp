@@ -169,17 +169,25 @@ void convert_run(const element_type& t, const unsigned char* src, T* dst, std::s
     switch (t.k) {
         case E::signed_int:
             switch (t.size) {
-                case 1: return convert_run_as<std::int8_t>(src, dst, n, swap);
-                case 2: return convert_run_as<std::int16_t>(src, dst, n, swap);
-                case 4: return convert_run_as<std::int32_t>(src, dst, n, swap);
-                default: return convert_run_as<std::int64_t>(src, dst, n, swap);
+                case 1:
+                    return convert_run_as<std::int8_t>(src, dst, n, swap);
+                case 2:
+                    return convert_run_as<std::int16_t>(src, dst, n, swap);
+                case 4:
+                    return convert_run_as<std::int32_t>(src, dst, n, swap);
+                default:
+                    return convert_run_as<std::int64_t>(src, dst, n, swap);
             }
         case E::unsigned_int:
             switch (t.size) {
-                case 1: return convert_run_as<std::uint8_t>(src, dst, n, swap);
-                case 2: return convert_run_as<std::uint16_t>(src, dst, n, swap);
-                case 4: return convert_run_as<std::uint32_t>(src, dst, n, swap);
-                default: return convert_run_as<std::uint64_t>(src, dst, n, swap);
+                case 1:
+                    return convert_run_as<std::uint8_t>(src, dst, n, swap);
+                case 2:
+                    return convert_run_as<std::uint16_t>(src, dst, n, swap);
+                case 4:
+                    return convert_run_as<std::uint32_t>(src, dst, n, swap);
+                default:
+                    return convert_run_as<std::uint64_t>(src, dst, n, swap);
             }
         case E::floating:
             if (t.size == 4) return convert_run_as<float>(src, dst, n, swap);

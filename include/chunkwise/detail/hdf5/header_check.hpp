@@ -23,7 +23,7 @@ namespace chunkwise::h5::detail {
 class header_reader {
 public:
     header_reader(int fd, std::uint64_t base, unsigned sizeof_addr, unsigned sizeof_size)
-        : fd_(fd), base_(base), addr_size_(sizeof_addr), len_size_(sizeof_size) {}
+            : fd_(fd), base_(base), addr_size_(sizeof_addr), len_size_(sizeof_size) {}
 
     /// `size` bytes at relative address `addr` (false when the file is shorter).
     bool read(std::uint64_t addr, std::size_t size, std::vector<unsigned char>& out) const {
@@ -115,7 +115,7 @@ inline std::string header_layout_defect(const header_reader& r, std::uint64_t ad
     for (std::size_t b = 0; b < todo.size() && b < 64; ++b) {
         std::uint64_t start = todo[b].addr, length = todo[b].length;
         if (length > (std::uint64_t{1} << 24)) return {};  // implausible: leave it to HDF5
-        if (version == 2 && b > 0) {  // continuation blocks: "OCHK", messages, checksum
+        if (version == 2 && b > 0) {                       // continuation blocks: "OCHK", messages, checksum
             if (length < 8) return {};
             start += 4;
             length -= 8;
@@ -149,7 +149,8 @@ inline std::string header_layout_defect(const header_reader& r, std::uint64_t ad
 }
 
 /// The object header address, type and file number of the object at `path` (false if unknown).
-inline bool object_address(hid_t file, const std::string& path, haddr_t& addr, H5O_type_t& type, unsigned long& fileno) {
+inline bool object_address(hid_t file, const std::string& path, haddr_t& addr, H5O_type_t& type,
+                           unsigned long& fileno) {
 #if H5_VERSION_GE(1, 12, 0)
     H5O_info2_t info{};
     const bool ok = H5Oget_info_by_name3(file, path.c_str(), &info, H5O_INFO_BASIC, H5P_DEFAULT) >= 0 &&
@@ -171,7 +172,8 @@ inline std::string dataset_layout_defect(hid_t file, const std::string& path, in
     haddr_t addr = HADDR_UNDEF, root_addr = HADDR_UNDEF;
     H5O_type_t type = H5O_TYPE_UNKNOWN, root_type = H5O_TYPE_UNKNOWN;
     unsigned long fileno = 0, root_fileno = 0;
-    if (!object_address(file, path, addr, type, fileno) || !object_address(file, "/", root_addr, root_type, root_fileno)) {
+    if (!object_address(file, path, addr, type, fileno) ||
+        !object_address(file, "/", root_addr, root_type, root_fileno)) {
         return {};
     }
     // Only objects in this file (an external link leads elsewhere), and only datasets.

@@ -94,8 +94,9 @@ inline void pread_all(const dataset_state& s, int fd, std::uint64_t address, uns
 template <class T>
 element_type element_type_of() {
     element_type t;
-    t.k = std::is_floating_point_v<T> ? element_type::kind::floating
-                                      : (std::is_signed_v<T> ? element_type::kind::signed_int : element_type::kind::unsigned_int);
+    t.k = std::is_floating_point_v<T>
+              ? element_type::kind::floating
+              : (std::is_signed_v<T> ? element_type::kind::signed_int : element_type::kind::unsigned_int);
     t.size = sizeof(T);
     t.big_endian = std::endian::native == std::endian::big;
     t.raw = t.numeric = true;
@@ -118,12 +119,11 @@ void hdf5_read_box(const dataset_state& s, const std::size_t* lo, const std::siz
         elements *= hi[d] - lo[d];
     }
     if (elements == 0) return;
-    auto failed = [&] {
-        s.fail("reading " + box_text(lo, n) + " to " + box_text(hi, n) + " failed: " + last_error());
-    };
+    auto failed = [&] { s.fail("reading " + box_text(lo, n) + " to " + box_text(hi, n) + " failed: " + last_error()); };
     library_lock lock;
     handle fspace(H5Dget_space(s.dset_h.get()), H5Sclose);
-    if (!fspace.valid() || H5Sselect_hyperslab(fspace.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr) < 0) {
+    if (!fspace.valid() ||
+        H5Sselect_hyperslab(fspace.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr) < 0) {
         failed();
     }
     if (!s.type.is_enum) {
@@ -153,18 +153,21 @@ void hdf5_read_box(const dataset_state& s, const std::size_t* lo, const std::siz
         failed();
     }
     std::vector<std::size_t> zero(n, 0), extent(count.begin(), count.end());
-    copy_box<T>(buffer.data(), element_type_of<T>(), extent.data(), zero.data(), extent.data(), out, out_shape, out_lo, n);
+    copy_box<T>(buffer.data(), element_type_of<T>(), extent.data(), zero.data(), extent.data(), out, out_shape, out_lo,
+                n);
 }
 
 /// The value chunks never written read as, converted to T: HDF5's fill value, or 0 where HDF5
 /// writes nothing (fill time "never", no fill value). Call with the lock held.
 template <class T>
 T fill_value(const dataset_state& s) {
-    if (!s.fill_defect.empty()) s.fail("a chunk never written reads as the fill value, but " + s.fill_defect + " (corrupted?)");
+    if (!s.fill_defect.empty())
+        s.fail("a chunk never written reads as the fill value, but " + s.fill_defect + " (corrupted?)");
     if (!s.writes_fill) return T{0};
     if (!s.type.is_enum) {
         T v{};
-        if (H5Pget_fill_value(s.dcpl_h.get(), native_type<T>(), &v) < 0) s.fail("cannot read the fill value: " + last_error());
+        if (H5Pget_fill_value(s.dcpl_h.get(), native_type<T>(), &v) < 0)
+            s.fail("cannot read the fill value: " + last_error());
         return v;
     }
     handle base(H5Tget_super(s.mem_enum.get()), H5Tclose);
@@ -225,13 +228,16 @@ void fill_absent(const dataset_state& s, const std::size_t* lo, const std::size_
             std::vector<T> check(static_cast<std::size_t>(count[n - 1]));
             handle fspace(H5Dget_space(s.dset_h.get()), H5Sclose);
             handle mspace(H5Screate_simple(static_cast<int>(n), count.data(), nullptr), H5Sclose);
-            bool same = fspace.valid() && mspace.valid() &&
-                        H5Sselect_hyperslab(fspace.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr) >= 0 &&
-                        H5Dread(s.dset_h.get(), native_type<T>(), mspace.get(), fspace.get(), H5P_DEFAULT, check.data()) >= 0;
+            bool same =
+                fspace.valid() && mspace.valid() &&
+                H5Sselect_hyperslab(fspace.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr) >= 0 &&
+                H5Dread(s.dset_h.get(), native_type<T>(), mspace.get(), fspace.get(), H5P_DEFAULT, check.data()) >= 0;
             for (const T& v : check) same = same && std::memcmp(&v, &value, sizeof(T)) == 0;
             if (!same) {
-                s.fail("chunk at " + box_text(lo, n) + " was never written and HDF5 does not fill it with one fill value "
-                       "(a damaged fill value message?)" + (H5Eget_num(H5E_DEFAULT) > 0 ? ": " + last_error() : std::string()));
+                s.fail("chunk at " + box_text(lo, n) +
+                       " was never written and HDF5 does not fill it with one fill value "
+                       "(a damaged fill value message?)" +
+                       (H5Eget_num(H5E_DEFAULT) > 0 ? ": " + last_error() : std::string()));
             }
         }
     }
@@ -295,7 +301,8 @@ void place_box(const dataset_state& s, scratch& buf, const unsigned char* src, c
     grow(buf.c, count * std::max(s.element_bytes, sizeof(T)), s);
     gather_box_bytes(src, s.element_bytes, src_shape, lo, hi, buf.c.data(), n);
     convert_through_hdf5<T>(s, buf.c.data(), count);
-    copy_box<T>(buf.c.data(), element_type_of<T>(), extent.data(), zero.data(), extent.data(), out, out_shape, out_lo, n);
+    copy_box<T>(buf.c.data(), element_type_of<T>(), extent.data(), zero.data(), extent.data(), out, out_shape, out_lo,
+                n);
 }
 
 /// Rows [row_begin, row_end) of a contiguous dataset by pread.
@@ -353,7 +360,7 @@ inline const unsigned char* decode_chunk(const dataset_state& s, scratch& buf, s
                 dst = final ? into : other->data();
                 inflate_exact(in, size, dst, s.chunk_bytes);
                 size = s.chunk_bytes;
-            } else {  // shuffle, by its own parameter
+            } else {                                        // shuffle, by its own parameter
                 if (final && size != s.chunk_bytes) break;  // reported below, nothing written
                 if (!final) grow(*other, size, s);
                 dst = final ? into : other->data();
@@ -415,8 +422,9 @@ void read_chunked(const dataset_state& s, const std::size_t* lo, const std::size
 
     const std::size_t esize = s.element_bytes;
     const std::size_t inner = s.chunk_elements / s.chunk[0];  // elements per chunk row
-    bool whole_rows = true;                                    // chunks and box span whole trailing axes
-    for (std::size_t d = 1; d < n; ++d) whole_rows = whole_rows && s.chunk[d] == s.dims[d] && lo[d] == 0 && hi[d] == s.dims[d];
+    bool whole_rows = true;                                   // chunks and box span whole trailing axes
+    for (std::size_t d = 1; d < n; ++d)
+        whole_rows = whole_rows && s.chunk[d] == s.dims[d] && lo[d] == 0 && hi[d] == s.dims[d];
     const bool direct = whole_rows && same_representation<T>(s.type);
     std::size_t out_row = 1;
     for (std::size_t d = 1; d < n; ++d) out_row *= out_shape[d];
@@ -436,7 +444,8 @@ void read_chunked(const dataset_state& s, const std::size_t* lo, const std::size
             rel_hi[d] = bhi[d] - off[d];
         }
         bool filtered = false;
-        for (std::size_t i = 0; i < s.filters.size(); ++i) filtered = filtered || i >= 32 || (loc.mask & (1u << i)) == 0;
+        for (std::size_t i = 0; i < s.filters.size(); ++i)
+            filtered = filtered || i >= 32 || (loc.mask & (1u << i)) == 0;
         if (loc.state == chunk_location::kind::absent) {
             fill_absent<T>(s, blo.data(), bhi.data(), out, out_shape.data(), dst_lo.data());
         } else if (!filtered && loc.size < s.chunk_bytes) {
@@ -451,7 +460,8 @@ void read_chunked(const dataset_state& s, const std::size_t* lo, const std::size
             const std::uint64_t at = loc.address + static_cast<std::uint64_t>(rel_lo[0]) * inner * esize;
             const std::string what = "chunk at " + box_text(off.data(), n);
             if (direct) {
-                pread_all(s, loc.fd, at, reinterpret_cast<unsigned char*>(out + dst_lo[0] * out_row), rows * inner * esize, what);
+                pread_all(s, loc.fd, at, reinterpret_cast<unsigned char*>(out + dst_lo[0] * out_row),
+                          rows * inner * esize, what);
             } else {
                 grow(buf.a, rows * inner * esize, s);
                 pread_all(s, loc.fd, at, buf.a.data(), rows * inner * esize, what);
@@ -459,8 +469,8 @@ void read_chunked(const dataset_state& s, const std::size_t* lo, const std::size
                 sub_shape[0] = rows;
                 rel_hi[0] = rows;
                 rel_lo[0] = 0;
-                place_box<T>(s, buf, buf.a.data(), sub_shape.data(), rel_lo.data(), rel_hi.data(), out, out_shape.data(),
-                             dst_lo.data());
+                place_box<T>(s, buf, buf.a.data(), sub_shape.data(), rel_lo.data(), rel_hi.data(), out,
+                             out_shape.data(), dst_lo.data());
             }
         } else {
             if (loc.size > max_stored) {

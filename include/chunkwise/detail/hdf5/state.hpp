@@ -79,18 +79,18 @@ inline bool checked_product(const std::vector<std::size_t>& v, std::size_t& out,
 struct dataset_state {
     std::string file, path;
     handle file_h, dset_h, dcpl_h;
-    handle mem_enum;                 // native enum type (enum datasets only), for H5Dread
-    handle stored_type;              // the stored values' type (an enum's base), for H5Tconvert
+    handle mem_enum;     // native enum type (enum datasets only), for H5Dread
+    handle stored_type;  // the stored values' type (an enum's base), for H5Tconvert
     std::vector<std::size_t> dims;
     std::vector<std::size_t> chunk;  // empty: not chunked
     element_type type;
-    std::size_t element_bytes = 0;   // bytes per stored element, whatever its type
-    std::string type_defect;         // why the stored type cannot be read ("" if it can)
+    std::size_t element_bytes = 0;  // bytes per stored element, whatever its type
+    std::string type_defect;        // why the stored type cannot be read ("" if it can)
     storage layout = storage::other;
     std::vector<filter_step> filters;
     std::vector<std::string> filter_names;
-    bool decodable = false;          // every filter is one chunkwise decodes itself
-    bool probing = false;            // the dataset's file is open through the probe driver
+    bool decodable = false;  // every filter is one chunkwise decodes itself
+    bool probing = false;    // the dataset's file is open through the probe driver
     haddr_t contiguous_address = HADDR_UNDEF;
     int contiguous_fd = -1;          // for pread of contiguous data
     bool storage_outside = false;    // contiguous data said to lie past the file's allocated space
@@ -241,7 +241,8 @@ inline void check_dataset_path(const dataset_state& s) {
             // Opening a dataset whose layout message is damaged can crash HDF5 1.10 itself.
             if (const probe_file* f = probed_file_of(s.file_h.get())) {
                 const std::string defect = dataset_layout_defect(s.file_h.get(), prefix, f->fd);
-                if (!defect.empty()) s.fail("has a damaged layout message (" + defect + "; HDF5 would crash opening it)");
+                if (!defect.empty())
+                    s.fail("has a damaged layout message (" + defect + "; HDF5 would crash opening it)");
             }
         }
         H5I_type_t kind = H5I_BADID;
@@ -262,13 +263,20 @@ inline void check_dataset_path(const dataset_state& s) {
 
 inline std::string filter_name(int id) {
     switch (id) {
-        case H5Z_FILTER_DEFLATE: return "deflate";
-        case H5Z_FILTER_SHUFFLE: return "shuffle";
-        case H5Z_FILTER_FLETCHER32: return "fletcher32";
-        case H5Z_FILTER_SZIP: return "szip";
-        case H5Z_FILTER_NBIT: return "nbit";
-        case H5Z_FILTER_SCALEOFFSET: return "scaleoffset";
-        default: return "filter " + std::to_string(id);
+        case H5Z_FILTER_DEFLATE:
+            return "deflate";
+        case H5Z_FILTER_SHUFFLE:
+            return "shuffle";
+        case H5Z_FILTER_FLETCHER32:
+            return "fletcher32";
+        case H5Z_FILTER_SZIP:
+            return "szip";
+        case H5Z_FILTER_NBIT:
+            return "nbit";
+        case H5Z_FILTER_SCALEOFFSET:
+            return "scaleoffset";
+        default:
+            return "filter " + std::to_string(id);
     }
 }
 
@@ -301,7 +309,8 @@ inline std::shared_ptr<const dataset_state> open_dataset(const std::filesystem::
     handle dcpl(H5Dget_create_plist(s->dset_h.get()), H5Pclose);
     if (!type.valid() || !space.valid() || !dcpl.valid()) s->fail("cannot read the dataset's header: " + last_error());
     s->type = describe_type(type.get(), s->type_defect);
-    s->stored_type = s->type.is_enum ? handle(H5Tget_super(type.get()), H5Tclose) : handle(H5Tcopy(type.get()), H5Tclose);
+    s->stored_type =
+        s->type.is_enum ? handle(H5Tget_super(type.get()), H5Tclose) : handle(H5Tcopy(type.get()), H5Tclose);
     if (s->type.is_enum && s->type.numeric) {
         s->mem_enum = handle(H5Tget_native_type(type.get(), H5T_DIR_DEFAULT), H5Tclose);
         if (!s->mem_enum.valid()) s->type_defect = "an enum without a native equivalent";
@@ -322,22 +331,27 @@ inline std::shared_ptr<const dataset_state> open_dataset(const std::filesystem::
     std::size_t total = 0, total_bytes = 0;
     const std::size_t element_bytes = std::max<std::size_t>(s->type.size, H5Tget_size(type.get()));
     s->element_bytes = element_bytes;
-    if (!checked_product(s->dims, total) || __builtin_mul_overflow(total, std::max<std::size_t>(element_bytes, 1), &total_bytes) ||
+    if (!checked_product(s->dims, total) ||
+        __builtin_mul_overflow(total, std::max<std::size_t>(element_bytes, 1), &total_bytes) ||
         total_bytes > static_cast<std::size_t>(std::numeric_limits<std::ptrdiff_t>::max())) {
         s->fail("is too large: shape " + shape_text(s->dims) + " of " + std::to_string(element_bytes) +
                 "-byte elements does not fit in this machine's address space");
     }
-    if (!checked_product(s->dims, s->row_elements, 1) || s->row_elements > std::numeric_limits<std::size_t>::max() / std::max<std::size_t>(element_bytes, 1)) {
-        s->fail("is too large: a row of shape " + shape_text(s->dims) + " does not fit in this machine's address space");
+    if (!checked_product(s->dims, s->row_elements, 1) ||
+        s->row_elements > std::numeric_limits<std::size_t>::max() / std::max<std::size_t>(element_bytes, 1)) {
+        s->fail("is too large: a row of shape " + shape_text(s->dims) +
+                " does not fit in this machine's address space");
     }
 
     const H5D_layout_t layout = H5Pget_layout(dcpl.get());
     if (layout == H5D_CHUNKED) {
         std::vector<hsize_t> chunk(static_cast<std::size_t>(rank));
-        if (H5Pget_chunk(dcpl.get(), rank, chunk.data()) != rank) s->fail("cannot read the chunk shape: " + last_error());
+        if (H5Pget_chunk(dcpl.get(), rank, chunk.data()) != rank)
+            s->fail("cannot read the chunk shape: " + last_error());
         s->chunk.assign(chunk.begin(), chunk.end());
         std::size_t chunk_elements = 0;
-        if (std::find(s->chunk.begin(), s->chunk.end(), 0) != s->chunk.end() || !checked_product(s->chunk, chunk_elements) ||
+        if (std::find(s->chunk.begin(), s->chunk.end(), 0) != s->chunk.end() ||
+            !checked_product(s->chunk, chunk_elements) ||
             __builtin_mul_overflow(chunk_elements, std::max<std::size_t>(element_bytes, 1), &s->chunk_bytes)) {
             s->fail("has an impossible chunk shape " + shape_text(s->chunk) + " (corrupted?)");
         }
@@ -353,7 +367,8 @@ inline std::shared_ptr<const dataset_state> open_dataset(const std::filesystem::
         }
         s->total_chunks = count;
         if (s->total_chunks <= (std::uint64_t{1} << 32)) {
-            s->pages.resize(static_cast<std::size_t>((s->total_chunks + dataset_state::page_size - 1) / dataset_state::page_size));
+            s->pages.resize(
+                static_cast<std::size_t>((s->total_chunks + dataset_state::page_size - 1) / dataset_state::page_size));
         }
     } else if (layout == H5D_CONTIGUOUS && H5Pget_external_count(dcpl.get()) == 0) {
         s->layout = storage::contiguous;
@@ -412,11 +427,14 @@ inline std::shared_ptr<const dataset_state> open_dataset(const std::filesystem::
         s->probing = probed_file_of(s->dset_h.get()) != nullptr;
         // Whatever H5Dread reads gets a chunk cache that holds one row of chunks, not 1 MiB.
         std::size_t chunks_per_row = 1;
-        for (std::size_t d = 1; d < s->dims.size(); ++d) chunks_per_row = std::min<std::size_t>(chunks_per_row * s->grid[d], 1u << 20);
-        const std::size_t nbytes = std::clamp<std::size_t>(std::min<std::size_t>(chunks_per_row, 4096) * std::min<std::size_t>(s->chunk_bytes, 1u << 28) * 2,
-                                                           std::size_t{1} << 20, std::size_t{1} << 30);
+        for (std::size_t d = 1; d < s->dims.size(); ++d)
+            chunks_per_row = std::min<std::size_t>(chunks_per_row * s->grid[d], 1u << 20);
+        const std::size_t nbytes = std::clamp<std::size_t>(
+            std::min<std::size_t>(chunks_per_row, 4096) * std::min<std::size_t>(s->chunk_bytes, 1u << 28) * 2,
+            std::size_t{1} << 20, std::size_t{1} << 30);
         handle dapl(H5Pcreate(H5P_DATASET_ACCESS), H5Pclose);
-        H5Pset_chunk_cache(dapl.get(), std::max<std::size_t>(521, std::min<std::size_t>(chunks_per_row, 1u << 16) * 20), nbytes, 1.0);
+        H5Pset_chunk_cache(dapl.get(), std::max<std::size_t>(521, std::min<std::size_t>(chunks_per_row, 1u << 16) * 20),
+                           nbytes, 1.0);
         handle reopened(H5Dopen2(s->file_h.get(), s->path.c_str(), dapl.get()), H5Dclose);
         if (reopened.valid()) s->dset_h = std::move(reopened);
         H5Eclear2(H5E_DEFAULT);

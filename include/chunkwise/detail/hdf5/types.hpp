@@ -19,31 +19,46 @@ namespace chunkwise::h5::detail {
 struct element_type {
     enum class kind { signed_int, unsigned_int, floating, other };
     kind k = kind::other;
-    std::size_t size = 0;     ///< bytes per stored element
+    std::size_t size = 0;  ///< bytes per stored element
     bool big_endian = false;
-    bool raw = false;         ///< full width, standard layout: chunkwise decodes it itself
-    bool numeric = false;     ///< converts to an arithmetic T (through HDF5 where not raw)
-    bool is_enum = false;     ///< an enum (h5py's bool included): read as its base integer
-    std::string text;         ///< for messages, e.g. "32-bit float, big-endian"
+    bool raw = false;      ///< full width, standard layout: chunkwise decodes it itself
+    bool numeric = false;  ///< converts to an arithmetic T (through HDF5 where not raw)
+    bool is_enum = false;  ///< an enum (h5py's bool included): read as its base integer
+    std::string text;      ///< for messages, e.g. "32-bit float, big-endian"
 };
 
 template <class T>
 hid_t native_type() {
-    if constexpr (std::is_same_v<T, float>) return H5T_NATIVE_FLOAT;
-    else if constexpr (std::is_same_v<T, double>) return H5T_NATIVE_DOUBLE;
-    else if constexpr (std::is_same_v<T, long double>) return H5T_NATIVE_LDOUBLE;
-    else if constexpr (std::is_same_v<T, signed char>) return H5T_NATIVE_SCHAR;
-    else if constexpr (std::is_same_v<T, char>) return H5T_NATIVE_CHAR;
-    else if constexpr (std::is_same_v<T, unsigned char>) return H5T_NATIVE_UCHAR;
-    else if constexpr (std::is_same_v<T, short>) return H5T_NATIVE_SHORT;
-    else if constexpr (std::is_same_v<T, unsigned short>) return H5T_NATIVE_USHORT;
-    else if constexpr (std::is_same_v<T, int>) return H5T_NATIVE_INT;
-    else if constexpr (std::is_same_v<T, unsigned>) return H5T_NATIVE_UINT;
-    else if constexpr (std::is_same_v<T, long>) return H5T_NATIVE_LONG;
-    else if constexpr (std::is_same_v<T, unsigned long>) return H5T_NATIVE_ULONG;
-    else if constexpr (std::is_same_v<T, long long>) return H5T_NATIVE_LLONG;
-    else if constexpr (std::is_same_v<T, unsigned long long>) return H5T_NATIVE_ULLONG;
-    else static_assert(sizeof(T) == 0, "chunkwise::h5: T must be an arithmetic type (not bool)");
+    if constexpr (std::is_same_v<T, float>)
+        return H5T_NATIVE_FLOAT;
+    else if constexpr (std::is_same_v<T, double>)
+        return H5T_NATIVE_DOUBLE;
+    else if constexpr (std::is_same_v<T, long double>)
+        return H5T_NATIVE_LDOUBLE;
+    else if constexpr (std::is_same_v<T, signed char>)
+        return H5T_NATIVE_SCHAR;
+    else if constexpr (std::is_same_v<T, char>)
+        return H5T_NATIVE_CHAR;
+    else if constexpr (std::is_same_v<T, unsigned char>)
+        return H5T_NATIVE_UCHAR;
+    else if constexpr (std::is_same_v<T, short>)
+        return H5T_NATIVE_SHORT;
+    else if constexpr (std::is_same_v<T, unsigned short>)
+        return H5T_NATIVE_USHORT;
+    else if constexpr (std::is_same_v<T, int>)
+        return H5T_NATIVE_INT;
+    else if constexpr (std::is_same_v<T, unsigned>)
+        return H5T_NATIVE_UINT;
+    else if constexpr (std::is_same_v<T, long>)
+        return H5T_NATIVE_LONG;
+    else if constexpr (std::is_same_v<T, unsigned long>)
+        return H5T_NATIVE_ULONG;
+    else if constexpr (std::is_same_v<T, long long>)
+        return H5T_NATIVE_LLONG;
+    else if constexpr (std::is_same_v<T, unsigned long long>)
+        return H5T_NATIVE_ULLONG;
+    else
+        static_assert(sizeof(T) == 0, "chunkwise::h5: T must be an arithmetic type (not bool)");
 }
 
 /// Why an integer or float type cannot be trusted to HDF5's conversion code ("" if it can).
@@ -56,20 +71,22 @@ inline std::string type_defect(hid_t type, H5T_class_t cls) {
     const std::size_t precision = H5Tget_precision(type);
     const int offset = H5Tget_offset(type);
     const H5T_order_t order = H5Tget_order(type);
-    if (order != H5T_ORDER_LE && order != H5T_ORDER_BE && !(order == H5T_ORDER_VAX && cls == H5T_FLOAT && (size == 4 || size == 8))) {
+    if (order != H5T_ORDER_LE && order != H5T_ORDER_BE &&
+        !(order == H5T_ORDER_VAX && cls == H5T_FLOAT && (size == 4 || size == 8))) {
         return "a byte order HDF5 cannot convert from";
     }
     if (precision == 0 || offset < 0 || static_cast<std::size_t>(offset) + precision > bits) {
-        return "a precision of " + std::to_string(precision) + " bits at offset " + std::to_string(offset) +
-               " in " + std::to_string(bits) + " bits";
+        return "a precision of " + std::to_string(precision) + " bits at offset " + std::to_string(offset) + " in " +
+               std::to_string(bits) + " bits";
     }
     if (cls == H5T_FLOAT) {
         std::size_t spos = 0, epos = 0, esize = 0, mpos = 0, msize = 0;
         if (H5Tget_fields(type, &spos, &epos, &esize, &mpos, &msize) < 0) return "unreadable float fields";
         const std::size_t lo = static_cast<std::size_t>(offset), hi = lo + precision;
         const bool ok = esize >= 1 && esize <= 32 && msize >= 1 && epos >= lo && epos + esize <= hi && mpos >= lo &&
-                        mpos + msize <= hi && spos >= lo && spos < hi && (mpos + msize <= epos || epos + esize <= mpos) &&
-                        (spos < mpos || spos >= mpos + msize) && (spos < epos || spos >= epos + esize);
+                        mpos + msize <= hi && spos >= lo && spos < hi &&
+                        (mpos + msize <= epos || epos + esize <= mpos) && (spos < mpos || spos >= mpos + msize) &&
+                        (spos < epos || spos >= epos + esize);
         if (!ok) {
             return "float fields outside the element (sign " + std::to_string(spos) + ", exponent " +
                    std::to_string(epos) + "+" + std::to_string(esize) + ", mantissa " + std::to_string(mpos) + "+" +
@@ -135,15 +152,33 @@ inline element_type describe_type(hid_t type, std::string& defect) {
             t.text = std::to_string(size * 8) + "-bit " + (ieee ? "" : "non-IEEE ") + "float, " + order;
             break;
         }
-        case H5T_STRING: t.text = "string"; break;
-        case H5T_COMPOUND: t.text = "compound"; break;
-        case H5T_VLEN: t.text = "variable-length sequence"; break;
-        case H5T_ARRAY: t.text = "array"; break;
-        case H5T_OPAQUE: t.text = "opaque"; break;
-        case H5T_BITFIELD: t.text = "bitfield"; break;
-        case H5T_REFERENCE: t.text = "reference"; break;
-        case H5T_TIME: t.text = "time"; break;
-        default: t.text = "unknown type class"; break;
+        case H5T_STRING:
+            t.text = "string";
+            break;
+        case H5T_COMPOUND:
+            t.text = "compound";
+            break;
+        case H5T_VLEN:
+            t.text = "variable-length sequence";
+            break;
+        case H5T_ARRAY:
+            t.text = "array";
+            break;
+        case H5T_OPAQUE:
+            t.text = "opaque";
+            break;
+        case H5T_BITFIELD:
+            t.text = "bitfield";
+            break;
+        case H5T_REFERENCE:
+            t.text = "reference";
+            break;
+        case H5T_TIME:
+            t.text = "time";
+            break;
+        default:
+            t.text = "unknown type class";
+            break;
     }
     H5Eclear2(H5E_DEFAULT);
     return t;

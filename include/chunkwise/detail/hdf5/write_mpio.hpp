@@ -70,7 +70,8 @@ void write_blocks_collective(MPI_Comm comm, const std::string& f, const std::str
     std::vector<unsigned long long> inner_all(inner.begin(), inner.end());
     inner_all.resize(static_cast<std::size_t>(dims));
     MPI_Bcast(inner_all.data(), static_cast<int>(dims), MPI_UNSIGNED_LONG_LONG, source, comm);
-    if (results.size() > 0 && (inner.size() != inner_all.size() || !std::equal(inner.begin(), inner.end(), inner_all.begin()))) {
+    if (results.size() > 0 &&
+        (inner.size() != inner_all.size() || !std::equal(inner.begin(), inner.end(), inner_all.begin()))) {
         problem = "block results on different ranks disagree in shape beyond axis 0";
     }
     std::vector<std::pair<unsigned long long, unsigned long long>> blocks;
@@ -134,7 +135,8 @@ void write_blocks_collective(MPI_Comm comm, const std::string& f, const std::str
         throw error(f, p, "write_blocks: " + why);
     };
     auto step = [&](bool ok, const std::string& what) {
-        const std::string agreed = chunkwise::detail::agree_on_problem(comm, ok ? std::string() : what + ": " + last_error());
+        const std::string agreed =
+            chunkwise::detail::agree_on_problem(comm, ok ? std::string() : what + ": " + last_error());
         if (!agreed.empty()) abandon(agreed);
     };
 
@@ -156,12 +158,14 @@ void write_blocks_collective(MPI_Comm comm, const std::string& f, const std::str
     handle fspace(H5Dget_space(ds.get()), H5Sclose);
     H5Sselect_none(fspace.get());
     for (std::size_t k = 0; k < results.size(); ++k) {
-        const auto it = std::lower_bound(offsets.begin(), offsets.end(),
-                                         std::make_pair(static_cast<unsigned long long>(results.indices()[k]), hsize_t{0}));
+        const auto it =
+            std::lower_bound(offsets.begin(), offsets.end(),
+                             std::make_pair(static_cast<unsigned long long>(results.indices()[k]), hsize_t{0}));
         std::vector<hsize_t> start(hshape.size(), 0), count(hshape);
         start[0] = it->second;
         count[0] = result_shape(results.values()[k])[0];
-        if (count[0] > 0) H5Sselect_hyperslab(fspace.get(), H5S_SELECT_OR, start.data(), nullptr, count.data(), nullptr);
+        if (count[0] > 0)
+            H5Sselect_hyperslab(fspace.get(), H5S_SELECT_OR, start.data(), nullptr, count.data(), nullptr);
     }
     const hsize_t n = buffer.size();
     handle mspace(H5Screate_simple(1, &n, nullptr), H5Sclose);
