@@ -59,6 +59,7 @@ inline void inflate_exact(const unsigned char* in, std::size_t in_size, unsigned
 /// past the last whole element are stored as they are. Like HDF5, nothing moves when n <= 1.
 /// Element sizes 2, 4 and 8 interleave 16 elements at a time with SSE2 where the target has it.
 inline void unshuffle(const unsigned char* in, unsigned char* out, std::size_t bytes, std::size_t elem_size) {
+    if (bytes == 0) return;  // (in and out may be null then)
     const std::size_t n = elem_size == 0 ? 0 : bytes / elem_size;
     if (elem_size <= 1 || n <= 1) {
         std::memcpy(out, in, bytes);
