@@ -287,33 +287,48 @@ public:
         return std::string(payload);
     }
 
-    /// Appends block `key`'s record (one write). Thread-safe.
+    /// Appends block `key`'s record (one write). Thread-safe: the record is built and checksummed
+    /// in the calling thread; only the append is serialised, and the periodic fdatasync runs after
+    /// it, so other threads go on appending meanwhile.
     /// \throws checkpoint_error when it cannot be written (a full disk): the caller keeps the result
     void save(const std::string& key, const std::string& type, const std::string& block, const std::string& payload) {
         const std::string header = make_header(type, key, block);
-        std::lock_guard lock(mutex_);
         const std::uint64_t sequence = next_sequence();
         std::string record = "cwCKrec1";
         const std::uint64_t fields[4] = {header.size(), payload.size(), sequence, 0};
+        record.reserve(sizeof fields + 8 + header.size() + payload.size());
         record.append(reinterpret_cast<const char*>(fields), sizeof fields);
         record += header;
         record += payload;
         const std::uint64_t sum = record_checksum(record.data() + 8, header.size() + payload.size());
         std::memcpy(record.data() + 8 + 24, &sum, 8);
-        std::size_t done = 0;
-        while (done < record.size()) {
-            const ssize_t w = ::write(fd_, record.data() + done, record.size() - done);
-            if (w < 0 && errno == EINTR) continue;
-            if (w <= 0) fail("cannot append to " + log_path(rank_).string());
-            done += static_cast<std::size_t>(w);
+        bool sync_now = false;
+        {
+            std::lock_guard lock(mutex_);
+            std::size_t done = 0;
+            while (done < record.size()) {
+                const ssize_t w = ::write(fd_, record.data() + done, record.size() - done);
+                if (w < 0 && errno == EINTR) continue;
+                if (w <= 0) fail("cannot append to " + log_path(rank_).string());
+                done += static_cast<std::size_t>(w);
+            }
+            bytes_written_ += record.size();
+            dirty_ = true;
+            const auto now = std::chrono::steady_clock::now();
+            if (std::chrono::duration<double>(now - last_sync_).count() >= checkpoint_sync_seconds) {
+                sync_now = true;
+                last_sync_ = now;
+                dirty_ = false;
+            }
         }
-        bytes_written_ += record.size();
-        dirty_ = true;
-        const auto now = std::chrono::steady_clock::now();
-        if (std::chrono::duration<double>(now - last_sync_).count() >= checkpoint_sync_seconds) {
-            if (!sync_data(fd_)) fail("cannot sync " + log_path(rank_).string());
-            last_sync_ = now;
-            dirty_ = false;
+        if (sync_now && !sync_data(fd_)) {
+            const int err = errno;
+            {
+                std::lock_guard lock(mutex_);
+                dirty_ = true;  // the destructor tries again
+            }
+            errno = err;
+            fail("cannot sync " + log_path(rank_).string());
         }
     }
 
@@ -377,8 +392,11 @@ private:
         const auto now = static_cast<std::uint64_t>(
             std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
                 .count());
-        last_sequence_ = now > last_sequence_ ? now : last_sequence_ + 1;
-        return last_sequence_;
+        std::uint64_t prev = last_sequence_.load(std::memory_order_relaxed), next = 0;
+        do {
+            next = now > prev ? now : prev + 1;
+        } while (!last_sequence_.compare_exchange_weak(prev, next, std::memory_order_relaxed));
+        return next;
     }
 
     // The record at `at` of `data`: its end (0 if there is no valid record there).
@@ -593,7 +611,7 @@ private:
     std::size_t own_size_ = 0;
     int fd_ = -1;
     std::mutex mutex_;
-    std::uint64_t last_sequence_ = 0;
+    std::atomic<std::uint64_t> last_sequence_{0};
     std::uint64_t bytes_written_ = 0;
     std::size_t files_created_ = 0;
     bool dirty_ = false;
