@@ -89,6 +89,16 @@ inline std::string room_problem(const std::string& file, std::uintmax_t data_byt
     return {};
 }
 
+/// Sets `opt`'s chunk shape and filters (shuffle, deflate) on a dataset creation property list;
+/// none when opt.chunk is empty (contiguous). False when HDF5 refuses one.
+inline bool set_creation_properties(hid_t dcpl, const write_options& opt) {
+    if (opt.chunk.empty()) return true;
+    std::vector<hsize_t> chunk(opt.chunk.begin(), opt.chunk.end());
+    return H5Pset_chunk(dcpl, static_cast<int>(chunk.size()), chunk.data()) >= 0 &&
+           (!opt.shuffle || H5Pset_shuffle(dcpl) >= 0) &&
+           (opt.deflate <= 0 || H5Pset_deflate(dcpl, static_cast<unsigned>(opt.deflate)) >= 0);
+}
+
 /// A dataset being created and written. Call everything with the library lock held.
 class dataset_writer {
 public:
@@ -111,14 +121,7 @@ public:
         handle dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
         if (!space.valid() || !lcpl.valid() || !dcpl.valid()) fail("cannot describe the dataset: " + last_error());
         H5Pset_create_intermediate_group(lcpl.get(), 1);
-        if (!opt.chunk.empty()) {
-            std::vector<hsize_t> chunk(opt.chunk.begin(), opt.chunk.end());
-            if (H5Pset_chunk(dcpl.get(), static_cast<int>(chunk.size()), chunk.data()) < 0 ||
-                (opt.shuffle && H5Pset_shuffle(dcpl.get()) < 0) ||
-                (opt.deflate > 0 && H5Pset_deflate(dcpl.get(), static_cast<unsigned>(opt.deflate)) < 0)) {
-                fail("cannot set the chunk shape or filters: " + last_error());
-            }
-        }
+        if (!set_creation_properties(dcpl.get(), opt)) fail("cannot set the chunk shape or filters: " + last_error());
         dset_h_ =
             handle(H5Dcreate2(file_h_.get(), path.c_str(), file_type, space.get(), lcpl.get(), dcpl.get(), H5P_DEFAULT),
                    H5Dclose);

@@ -69,21 +69,17 @@ inline void grow(std::vector<unsigned char>& v, std::size_t bytes, const dataset
     }
 }
 
-inline std::string box_text(const std::size_t* lo, std::size_t n) {
-    std::string t = "(";
-    for (std::size_t d = 0; d < n; ++d) t += (d ? ", " : "") + std::to_string(lo[d]);
-    return t + ")";
-}
-
-/// All `bytes` at `address` of fd into dst, or h5::error.
-inline void pread_all(const dataset_state& s, int fd, std::uint64_t address, unsigned char* dst, std::size_t bytes,
-                      const std::string& what) {
+/// All `bytes` at `address` of fd into dst, or h5::error naming what(): the description is
+/// made only when the read fails (a read of a small chunk costs about a microsecond).
+template <class What>
+void pread_all(const dataset_state& s, int fd, std::uint64_t address, unsigned char* dst, std::size_t bytes,
+               What&& what) {
     std::size_t done = 0;
     while (done < bytes) {
         const ssize_t got = ::pread(fd, dst + done, bytes - done, static_cast<off_t>(address + done));
         if (got < 0 && errno == EINTR) continue;
         if (got <= 0) {
-            s.fail("reading " + what + " failed: " +
+            s.fail("reading " + std::string(what()) + " failed: " +
                    (got < 0 ? std::string(std::strerror(errno)) : std::string("the file ends early (truncated?)")));
         }
         done += static_cast<std::size_t>(got);
@@ -311,7 +307,7 @@ void read_contiguous(const dataset_state& s, std::size_t row_begin, std::size_t 
     const std::size_t esize = s.element_bytes;
     const std::size_t row_bytes = s.row_elements * esize;
     const std::uint64_t start = s.contiguous_address + static_cast<std::uint64_t>(row_begin) * row_bytes;
-    const std::string what = "rows [" + std::to_string(row_begin) + ", " + std::to_string(row_end) + ")";
+    const auto what = [&] { return "rows [" + std::to_string(row_begin) + ", " + std::to_string(row_end) + ")"; };
     const std::size_t elements = (row_end - row_begin) * s.row_elements;
     if (same_representation<T>(s.type)) {
         pread_all(s, s.contiguous_fd, start, reinterpret_cast<unsigned char*>(out), elements * esize, what);
@@ -458,7 +454,7 @@ void read_chunked(const dataset_state& s, const std::size_t* lo, const std::size
             // Only the chunk rows the box needs: contiguous in the chunk.
             const std::size_t rows = rel_hi[0] - rel_lo[0];
             const std::uint64_t at = loc.address + static_cast<std::uint64_t>(rel_lo[0]) * inner * esize;
-            const std::string what = "chunk at " + box_text(off.data(), n);
+            const auto what = [&] { return "chunk at " + box_text(off.data(), n); };
             if (direct) {
                 pread_all(s, loc.fd, at, reinterpret_cast<unsigned char*>(out + dst_lo[0] * out_row),
                           rows * inner * esize, what);
@@ -479,7 +475,7 @@ void read_chunked(const dataset_state& s, const std::size_t* lo, const std::size
             }
             grow(buf.a, static_cast<std::size_t>(loc.size), s);
             pread_all(s, loc.fd, loc.address, buf.a.data(), static_cast<std::size_t>(loc.size),
-                      "chunk at " + box_text(off.data(), n));
+                      [&] { return "chunk at " + box_text(off.data(), n); });
             // A whole chunk that lands as it is in the output is decoded straight into it.
             const bool whole_chunk = direct && rel_lo[0] == 0 && rel_hi[0] == s.chunk[0];
             unsigned char* into = whole_chunk ? reinterpret_cast<unsigned char*>(out + dst_lo[0] * out_row) : nullptr;

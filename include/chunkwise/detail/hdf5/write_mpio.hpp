@@ -145,12 +145,7 @@ void write_blocks_collective(MPI_Comm comm, const std::string& f, const std::str
     handle lcpl(H5Pcreate(H5P_LINK_CREATE), H5Pclose);
     handle dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
     H5Pset_create_intermediate_group(lcpl.get(), 1);
-    if (!opt.chunk.empty()) {
-        std::vector<hsize_t> chunk(opt.chunk.begin(), opt.chunk.end());
-        H5Pset_chunk(dcpl.get(), static_cast<int>(chunk.size()), chunk.data());
-        if (opt.shuffle) H5Pset_shuffle(dcpl.get());
-        if (opt.deflate > 0) H5Pset_deflate(dcpl.get(), static_cast<unsigned>(opt.deflate));
-    }
+    step(set_creation_properties(dcpl.get(), opt), "cannot set the chunk shape or filters");
     ds = handle(H5Dcreate2(fh.get(), p.c_str(), native_type<T>(), space.get(), lcpl.get(), dcpl.get(), H5P_DEFAULT),
                 H5Dclose);
     step(ds.valid(), "cannot create the dataset");
