@@ -32,12 +32,10 @@ chunkwise::parts parts_for(const boost::mpi::communicator& world) {
 TEMPLATE_TEST_CASE("each rank reads its blocks of a shared file", "[mpi][hdf5]", CHUNKWISE_MPI_POLICIES) {
     auto policy = TestType::make();
     boost::mpi::communicator world;
-    // One file for all ranks, written by rank 0 (named after rank 0's pid).
-    int pid = static_cast<int>(::getpid());
-    boost::mpi::broadcast(world, pid, 0);
-    const auto file = std::filesystem::temp_directory_path() / ("chunkwise-mpi-" + std::to_string(pid) + ".h5");
+    // One file for all ranks, written by rank 0.
+    const auto dir = test::shared_scratch("hdf5-read");
+    const auto file = dir / "data.h5";
     if (world.rank() == 0) {
-        std::filesystem::remove(file);
         test::write_dataset(file, "/traj/xyz", {97, 11, 3}, test::type("f32le"), test::layout("deflate+shuffle"),
                             {4, 11, 3});
         test::write_dataset(file, "/traj/box", {97, 3}, test::type("f64be"), test::layout("contiguous"), {});
@@ -65,18 +63,15 @@ TEMPLATE_TEST_CASE("each rank reads its blocks of a shared file", "[mpi][hdf5]",
         REQUIRE(sum == serial_sum);
     }
     world.barrier();
-    if (world.rank() == 0) std::filesystem::remove(file);
+    if (world.rank() == 0) std::filesystem::remove_all(dir);
 }
 
 TEMPLATE_TEST_CASE("write_blocks: every rank's blocks land in one dataset", "[mpi][hdf5][write]",
                    CHUNKWISE_MPI_POLICIES) {
     auto policy = TestType::make();
     boost::mpi::communicator world;
-    int pid = static_cast<int>(::getpid());
-    boost::mpi::broadcast(world, pid, 0);
-    const auto file = std::filesystem::temp_directory_path() / ("chunkwise-mpi-write-" + std::to_string(pid) + ".h5");
-    if (world.rank() == 0) std::filesystem::remove(file);
-    world.barrier();
+    const auto dir = test::shared_scratch("hdf5-write");
+    const auto file = dir / "data.h5";
     const auto blocks = chunkwise::partition(61, chunkwise::parts{9});
     auto rows = [](const chunkwise::block& b) {
         xt::xtensor<float, 3> t = xt::xtensor<float, 3>::from_shape({b.size(), 2, 3});
@@ -99,18 +94,15 @@ TEMPLATE_TEST_CASE("write_blocks: every rank's blocks land in one dataset", "[mp
     REQUIRE_THROWS_AS(h5::write_blocks(policy, file, "/frames", chunkwise::map_blocks(policy, blocks, rows)),
                       h5::error);
     world.barrier();
-    if (world.rank() == 0) std::filesystem::remove(file);
+    if (world.rank() == 0) std::filesystem::remove_all(dir);
 }
 
 TEMPLATE_TEST_CASE("write_blocks: one rank's results of another shape is every rank's h5::error", "[mpi][hdf5][write]",
                    CHUNKWISE_MPI_POLICIES) {
     auto policy = TestType::make();
     boost::mpi::communicator world;
-    int pid = static_cast<int>(::getpid());
-    boost::mpi::broadcast(world, pid, 0);
-    const auto file = std::filesystem::temp_directory_path() / ("chunkwise-mpi-shape-" + std::to_string(pid) + ".h5");
-    if (world.rank() == 0) std::filesystem::remove(file);
-    world.barrier();
+    const auto dir = test::shared_scratch("hdf5-shape");
+    const auto file = dir / "data.h5";
     const auto blocks = chunkwise::partition(40, chunkwise::parts{8});
     // The last block has 4 columns where the others have 3 (an analysis bug on one rank's data).
     auto rows = [](const chunkwise::block& b) {
@@ -125,5 +117,5 @@ TEMPLATE_TEST_CASE("write_blocks: one rank's results of another shape is every r
     h5::write_blocks(policy, file, "/good", chunkwise::map_blocks(policy, blocks, good));
     REQUIRE(h5::dataset(file, "/good").shape() == std::vector<std::size_t>{40, 3});
     world.barrier();
-    if (world.rank() == 0) std::filesystem::remove(file);
+    if (world.rank() == 0) std::filesystem::remove_all(dir);
 }

@@ -322,40 +322,19 @@ TEST_CASE("chunks never written read as the fill value, as HDF5 gives", "[hdf5][
 
 namespace {
 /// Runs `f` in a child process whose files may grow to at most `limit` bytes (writing past it
-/// fails with EFBIG, as on a full disk); returns what the child printed.
+/// fails with EFBIG, as on a full disk); returns how it ended.
 template <class F>
 std::string with_file_size_limit(rlim_t limit, F f) {
-    int fds[2];
-    REQUIRE(::pipe(fds) == 0);
-    const pid_t pid = ::fork();
-    if (pid == 0) {
-        ::close(fds[0]);
-        std::signal(SIGXFSZ, SIG_IGN);
-        struct rlimit rl {
-            limit, limit
-        };
-        ::setrlimit(RLIMIT_FSIZE, &rl);
-        std::string out;
+    return test::in_child_with_file_limit(limit, [&] {
         try {
             f();
-            out = "no error";
+            return std::string("no error");
         } catch (const h5::error& e) {
-            out = std::string("h5::error: ") + e.what();
+            return std::string("h5::error: ") + e.what();
         } catch (const std::exception& e) {
-            out = std::string("other: ") + e.what();
+            return std::string("other: ") + e.what();
         }
-        (void)!::write(fds[1], out.data(), out.size());
-        ::_exit(0);
-    }
-    ::close(fds[1]);
-    std::string out;
-    char buf[512];
-    for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;) out.append(buf, static_cast<std::size_t>(n));
-    ::close(fds[0]);
-    int status = 0;
-    ::waitpid(pid, &status, 0);
-    REQUIRE(WIFEXITED(status));
-    return out;
+    });
 }
 }  // namespace
 

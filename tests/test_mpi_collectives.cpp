@@ -26,14 +26,7 @@ using chunkwise::parts;
 
 namespace {
 
-/// The communicator still works: a map_blocks + gather afterwards gives every block.
-template <class Policy>
-void still_usable(Policy& policy) {
-    const auto blocks = chunkwise::partition(37, parts{9});
-    auto all =
-        chunkwise::gather(policy, chunkwise::map_blocks(policy, blocks, [](const block& b) { return b.size(); }));
-    if (policy.is_root()) REQUIRE(all.size() == 9);
-}
+using test::still_usable;
 
 }  // namespace
 
@@ -191,13 +184,8 @@ TEMPLATE_TEST_CASE("a run that cannot be set up on one rank fails on every rank"
                    CHUNKWISE_MPI_POLICIES) {
     auto policy = TestType::make();
     boost::mpi::communicator world;
-    int pid = static_cast<int>(::getpid());
-    boost::mpi::broadcast(world, pid, 0);
-    const auto dir = std::filesystem::temp_directory_path() / ("chunkwise-setup-" + std::to_string(pid));
-    if (world.rank() == 0) {
-        std::filesystem::create_directories(dir);
-        std::ofstream(dir / "a-file") << "x";
-    }
+    const auto dir = test::shared_scratch("setup");
+    if (world.rank() == 0) std::ofstream(dir / "a-file") << "x";
     world.barrier();
     chunkwise::run_options opt;
     // The last rank's log cannot be opened (its folder is a file); the others' can.

@@ -64,14 +64,7 @@ void check_agreed(const outcome& o) {
     }
 }
 
-// The communicator and the policy still work.
-template <class Policy>
-void check_usable(Policy& policy) {
-    const auto blocks = chunkwise::partition(100, parts{10});
-    REQUIRE(chunkwise::all_reduce(policy,
-                                  chunkwise::map_blocks(policy, blocks, [](const block& b) { return b.size(); }),
-                                  std::plus<>{}) == 100);
-}
+using test::still_usable;
 
 }  // namespace
 
@@ -88,7 +81,7 @@ TEMPLATE_TEST_CASE("the first block fails at once while the others work on", "[m
     REQUIRE(o.index == 0);
     REQUIRE(o.message == "block zero is corrupt");
     if (policy.schedule() == chunkwise::mpi_schedule::contiguous) REQUIRE(o.rank == 0);
-    check_usable(policy);
+    still_usable(policy);
 }
 
 TEMPLATE_TEST_CASE("the last block fails last, after the others already wait", "[mpi][errors]",
@@ -107,7 +100,7 @@ TEMPLATE_TEST_CASE("the last block fails last, after the others already wait", "
     REQUIRE(o.index == 15);
     REQUIRE(o.message == "late failure in block 15");
     if (policy.schedule() == chunkwise::mpi_schedule::contiguous) REQUIRE(o.rank == world.size() - 1);
-    check_usable(policy);
+    still_usable(policy);
 }
 
 TEMPLATE_TEST_CASE("failures on several ranks: every rank reports the lowest block", "[mpi][errors]",
@@ -125,7 +118,7 @@ TEMPLATE_TEST_CASE("failures on several ranks: every rank reports the lowest blo
     if (policy.schedule() == chunkwise::mpi_schedule::contiguous && policy.workers() == std::size_t(world.size())) {
         REQUIRE(o.index == 9);  // every rank runs its blocks in order: all failures are seen
     }
-    check_usable(policy);
+    still_usable(policy);
 }
 
 TEMPLATE_TEST_CASE("a rank whose blocks all succeed still throws", "[mpi][errors]", CHUNKWISE_MPI_POLICIES) {
@@ -139,5 +132,5 @@ TEMPLATE_TEST_CASE("a rank whose blocks all succeed still throws", "[mpi][errors
     check_agreed(o);
     REQUIRE(o.index == blocks.size() / 2);
     REQUIRE(o.message == "unknown exception (not derived from std::exception)");
-    check_usable(policy);
+    still_usable(policy);
 }

@@ -513,44 +513,22 @@ TEST_CASE("checkpoint: a result that cannot be saved is kept, counted and logged
     const auto dir = scratch("unsaved");
     // The child may write 64 KiB in all: the log file of the run, then the checkpoint, which soon
     // cannot grow (EFBIG, as on a full disk).
-    int fds[2];
-    REQUIRE(::pipe(fds) == 0);
-    const pid_t pid = ::fork();
-    if (pid == 0) {
-        ::close(fds[0]);
-        std::signal(SIGXFSZ, SIG_IGN);
-        struct rlimit rl {
-            65536, 65536
-        };
-        ::setrlimit(RLIMIT_FSIZE, &rl);
+    const std::string out = test::in_child_with_file_limit(65536, [&] {
         chunkwise::thread_policy pool(2);
         chunkwise::run_options opt;
         opt.checkpoint = dir / "ckpt";
         opt.log = dir / "run.log";
         opt.errors = chunkwise::on_error::fail_fast;
         const auto blocks = chunkwise::partition(300, parts{300});
-        std::string out;
-        try {
-            auto partial = chunkwise::map_blocks(
-                pool, blocks, [](const block& b) { return std::vector<double>(256, double(b.index)); }, opt);
-            const std::size_t unsaved = partial.stats().checkpoint_save_failures;
-            const auto all = chunkwise::gather(pool, std::move(partial));
-            bool right = all.size() == 300;
-            for (std::size_t i = 0; right && i < all.size(); ++i) right = all[i] == std::vector<double>(256, double(i));
-            out = "kept " + std::to_string(all.size()) + " right " + std::to_string(right) + " unsaved " +
-                  std::to_string(unsaved);
-        } catch (const std::exception& e) {
-            out = std::string("threw: ") + e.what();
-        }
-        (void)!::write(fds[1], out.data(), out.size());
-        ::_exit(0);
-    }
-    ::close(fds[1]);
-    std::string out;
-    char buf[256];
-    for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;) out.append(buf, static_cast<std::size_t>(n));
-    ::close(fds[0]);
-    ::waitpid(pid, nullptr, 0);
+        auto partial = chunkwise::map_blocks(
+            pool, blocks, [](const block& b) { return std::vector<double>(256, double(b.index)); }, opt);
+        const std::size_t unsaved = partial.stats().checkpoint_save_failures;
+        const auto all = chunkwise::gather(pool, std::move(partial));
+        bool right = all.size() == 300;
+        for (std::size_t i = 0; right && i < all.size(); ++i) right = all[i] == std::vector<double>(256, double(i));
+        return "kept " + std::to_string(all.size()) + " right " + std::to_string(right) + " unsaved " +
+               std::to_string(unsaved);
+    });
     INFO(out);
     REQUIRE(out.rfind("kept 300 right 1 unsaved ", 0) == 0);
     REQUIRE(std::stoul(out.substr(out.rfind(' ') + 1)) > 200);  // most of them: the limit came early

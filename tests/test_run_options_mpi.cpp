@@ -29,19 +29,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// A directory all ranks share, named by rank 0.
-fs::path shared_dir(const std::string& name) {
-    boost::mpi::communicator world;
-    int pid = static_cast<int>(::getpid());
-    boost::mpi::broadcast(world, pid, 0);
-    const auto dir = fs::temp_directory_path() / ("chunkwise-mpirun-" + name + "-" + std::to_string(pid));
-    if (world.rank() == 0) {
-        fs::remove_all(dir);
-        fs::create_directories(dir);
-    }
-    world.barrier();
-    return dir;
-}
+using test::shared_scratch;
 
 using test::read_text;
 using test::value_of;
@@ -95,7 +83,7 @@ TEMPLATE_TEST_CASE("checkpoints from every rank resume with another rank count",
                    CHUNKWISE_MPI_POLICIES) {
     auto policy = TestType::make();
     boost::mpi::communicator world;
-    const auto dir = shared_dir("ckpt");
+    const auto dir = shared_scratch("ckpt");
     chunkwise::run_options opt;
     opt.checkpoint = dir / "ckpt";
     const auto blocks = chunkwise::partition(500, parts{23});
@@ -124,7 +112,7 @@ TEMPLATE_TEST_CASE("checkpoints from every rank resume with another rank count",
 TEST_CASE("one log holds every rank's block lines; progress for the whole run is drawn on the root",
           "[mpi][run_options][log]") {
     boost::mpi::communicator world;
-    const auto dir = shared_dir("log");
+    const auto dir = shared_scratch("log");
     chunkwise::mpi_policy policy;
     chunkwise::run_options opt;
     opt.log = dir / "run.log";

@@ -2,7 +2,13 @@
 // Helpers the test files share.
 #include <chunkwise/partition.hpp>
 
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <csignal>
+#include <exception>
+#include <stdexcept>
 
 #include <cmath>
 #include <filesystem>
@@ -12,6 +18,43 @@
 #include <string>
 
 namespace test {
+
+/// Runs f() (which returns a std::string) in a child process whose files may grow to at most
+/// `limit` bytes in all — a write past it fails with EFBIG, as on a full disk — and returns what
+/// f returned there ("threw: ..." when it threw).
+/// \throws std::runtime_error when the child cannot be started or does not exit normally
+template <class F>
+std::string in_child_with_file_limit(rlim_t limit, F f) {
+    int fds[2];
+    if (::pipe(fds) != 0) throw std::runtime_error("pipe failed");
+    const pid_t pid = ::fork();
+    if (pid < 0) throw std::runtime_error("fork failed");
+    if (pid == 0) {
+        ::close(fds[0]);
+        std::signal(SIGXFSZ, SIG_IGN);
+        struct rlimit rl {
+            limit, limit
+        };
+        ::setrlimit(RLIMIT_FSIZE, &rl);
+        std::string out;
+        try {
+            out = f();
+        } catch (const std::exception& e) {
+            out = std::string("threw: ") + e.what();
+        }
+        (void)!::write(fds[1], out.data(), out.size());
+        ::_exit(0);
+    }
+    ::close(fds[1]);
+    std::string out;
+    char buf[512];
+    for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;) out.append(buf, static_cast<std::size_t>(n));
+    ::close(fds[0]);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    if (!WIFEXITED(status)) throw std::runtime_error("the child process did not exit normally: " + out);
+    return out;
+}
 
 /// A fresh, empty directory for one test's files (named after the test and this process).
 inline std::filesystem::path scratch(const std::string& name) {
