@@ -20,6 +20,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -46,6 +47,47 @@ std::pair<std::size_t, std::uintmax_t> footprint(const std::filesystem::path& di
     return {files, bytes};
 }
 
+/// Median seconds of `repeats` runs of `fn` over `blocks`: without checkpoints, with them (into a
+/// fresh `dir`), and resuming from them (every block loaded); and the checkpoint's files and
+/// bytes. Nothing when a resume does not load every block (said on stderr).
+struct timings {
+    double plain = 0, with = 0, resume = 0;
+    std::pair<std::size_t, std::uintmax_t> disk{};
+};
+template <class Fn>
+std::optional<timings> time_runs(chunkwise::thread_policy& pool, const std::vector<chunkwise::block>& blocks,
+                                 const Fn& fn, const std::filesystem::path& dir, int repeats) {
+    std::vector<double> plain, with, resume;
+    timings t;
+    const auto seconds = [](clock_type::time_point t0) {
+        return std::chrono::duration<double>(clock_type::now() - t0).count();
+    };
+    for (int r = 0; r < repeats; ++r) {
+        auto t0 = clock_type::now();
+        (void)chunkwise::map_blocks(pool, blocks, fn);
+        plain.push_back(seconds(t0));
+        std::filesystem::remove_all(dir);
+        chunkwise::run_options opt;
+        opt.checkpoint = dir;
+        t0 = clock_type::now();
+        (void)chunkwise::map_blocks(pool, blocks, fn, opt);
+        with.push_back(seconds(t0));
+        t.disk = footprint(dir);
+        t0 = clock_type::now();
+        auto loaded = chunkwise::map_blocks(pool, blocks, fn, opt);
+        resume.push_back(seconds(t0));
+        if (loaded.stats().from_checkpoint != blocks.size()) {
+            std::fprintf(stderr, "bench_checkpoint: the resume loaded %zu of %zu blocks\n",
+                         loaded.stats().from_checkpoint, blocks.size());
+            return std::nullopt;
+        }
+    }
+    t.plain = median(plain);
+    t.with = median(with);
+    t.resume = median(resume);
+    return t;
+}
+
 /// The small-block table: N blocks of 24 bytes each.
 int small_blocks(const std::filesystem::path& dir, const std::vector<std::size_t>& counts, std::size_t threads,
                  int repeats) {
@@ -59,32 +101,11 @@ int small_blocks(const std::filesystem::path& dir, const std::vector<std::size_t
                 "bytes_written", "bytes/block", "resume_us/blk");
     for (const std::size_t n : counts) {
         const auto blocks = chunkwise::partition(n, chunkwise::parts{n});
-        std::vector<double> plain, with, resume;
-        std::pair<std::size_t, std::uintmax_t> disk{};
-        for (int r = 0; r < repeats; ++r) {
-            auto t0 = clock_type::now();
-            (void)chunkwise::map_blocks(pool, blocks, fn);
-            plain.push_back(std::chrono::duration<double>(clock_type::now() - t0).count());
-            std::filesystem::remove_all(dir);
-            chunkwise::run_options opt;
-            opt.checkpoint = dir;
-            t0 = clock_type::now();
-            (void)chunkwise::map_blocks(pool, blocks, fn, opt);
-            with.push_back(std::chrono::duration<double>(clock_type::now() - t0).count());
-            disk = footprint(dir);
-            t0 = clock_type::now();
-            auto loaded = chunkwise::map_blocks(pool, blocks, fn, opt);
-            resume.push_back(std::chrono::duration<double>(clock_type::now() - t0).count());
-            if (loaded.stats().from_checkpoint != n) {
-                std::fprintf(stderr, "bench_checkpoint: the resume loaded %zu of %zu blocks\n",
-                             loaded.stats().from_checkpoint, n);
-                return 1;
-            }
-        }
+        const auto t = time_runs(pool, blocks, fn, dir, repeats);
+        if (!t) return 1;
         const double per = 1e6 / static_cast<double>(n);
-        std::printf("%10zu %14.3f %14.3f %10zu %14ju %14.1f %16.3f\n", n, median(plain) * per, median(with) * per,
-                    disk.first, disk.second, static_cast<double>(disk.second) / static_cast<double>(n),
-                    median(resume) * per);
+        std::printf("%10zu %14.3f %14.3f %10zu %14ju %14.1f %16.3f\n", n, t->plain * per, t->with * per, t->disk.first,
+                    t->disk.second, static_cast<double>(t->disk.second) / static_cast<double>(n), t->resume * per);
     }
     std::filesystem::remove_all(dir);
     return 0;
@@ -126,29 +147,9 @@ int main(int argc, char** argv) try {
             } while (clock_type::now() < until || i < values);
             return v;
         };
-        std::vector<double> plain, with, resume;
-        for (int r = 0; r < repeats; ++r) {
-            auto t0 = clock_type::now();
-            (void)chunkwise::map_blocks(pool, blocks, fn);
-            plain.push_back(std::chrono::duration<double>(clock_type::now() - t0).count());
-
-            std::filesystem::remove_all(dir);
-            chunkwise::run_options opt;
-            opt.checkpoint = dir;
-            t0 = clock_type::now();
-            (void)chunkwise::map_blocks(pool, blocks, fn, opt);
-            with.push_back(std::chrono::duration<double>(clock_type::now() - t0).count());
-
-            t0 = clock_type::now();
-            auto loaded = chunkwise::map_blocks(pool, blocks, fn, opt);
-            resume.push_back(std::chrono::duration<double>(clock_type::now() - t0).count());
-            if (loaded.stats().from_checkpoint != n) {
-                std::fprintf(stderr, "bench_checkpoint: the resume loaded %zu of %zu blocks\n",
-                             loaded.stats().from_checkpoint, n);
-                return 1;
-            }
-        }
-        const double a = median(plain), b = median(with), c = median(resume);
+        const auto t = time_runs(pool, blocks, fn, dir, repeats);
+        if (!t) return 1;
+        const double a = t->plain, b = t->with, c = t->resume;
         const double extra = std::max(0.0, b - a);
         const double mib = static_cast<double>(n) * (1 << 20) / 1e6;
         std::printf("%10.0f %12.3f %12.3f %14.0f %14.0f %9.1f%% %14.0f\n", ms, a, b,

@@ -4,6 +4,8 @@
 // box), in the five layouts of the MDAnalysis H5MD study: one frame per chunk, contiguous,
 // h5py's automatic chunks, one frame per chunk + gzip 1, + shuffle + gzip 1. The frames drift,
 // rotate and jitter, so that RMSD after superposition differs from plain RMSD and grows.
+#include "../../examples/trajectory.hpp"
+
 #include <chunkwise/chunkwise.hpp>
 #include <chunkwise/hdf5.hpp>
 
@@ -51,15 +53,8 @@ inline std::vector<std::size_t> h5py_auto_chunk(const std::vector<std::size_t>& 
     return out;
 }
 
-/// Deterministic noise in [-0.5, 0.5).
-inline float noise(std::uint64_t x) {
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdULL;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ULL;
-    x ^= x >> 33;
-    return static_cast<float>(x >> 40) / static_cast<float>(1ULL << 24) - 0.5f;
-}
+/// Deterministic noise in [-0.5, 0.5): the trajectory examples' own.
+using example::noise;
 
 /// The box edge (nm) for `atoms` at about 100 atoms per nm^3, as in water.
 inline double box_edge(std::size_t atoms) { return std::cbrt(static_cast<double>(atoms) / 100.0); }

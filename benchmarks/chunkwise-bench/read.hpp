@@ -120,10 +120,7 @@ struct plain_hdf5 {
             H5Sclose(ms);
             if (rc < 0) throw std::runtime_error("H5Dread failed");
             if (f0 == 0) ref = bench_rmsd::make_reference(buf.data(), selection);
-            for (hsize_t i = 0; i < n; ++i) {
-                const double g = bench_rmsd::centred_selection(buf.data() + i * atoms * 3, selection, x);
-                out[f0 + i] = bench_rmsd::qcp_rmsd(ref, x, g);
-            }
+            bench_rmsd::frames_rmsd(buf.data(), n, atoms, selection, ref, x, out.data() + f0);
         }
         H5Sclose(fs);
         H5Dclose(d);

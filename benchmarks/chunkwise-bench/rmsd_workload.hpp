@@ -14,6 +14,17 @@
 
 namespace bench_rmsd {
 
+/// RMSD to `ref` of each of `n` frames of `atoms` x 3 floats at `frames`, over the atoms `selection`,
+/// into out[0, n); `x` is scratch.
+inline void frames_rmsd(const float* frames, std::size_t n, std::size_t atoms,
+                        const std::vector<std::size_t>& selection, const reference& ref, std::vector<double>& x,
+                        double* out) {
+    for (std::size_t f = 0; f < n; ++f) {
+        const double g = centred_selection(frames + f * atoms * 3, selection, x);
+        out[f] = qcp_rmsd(ref, x, g);
+    }
+}
+
 /// RMSD of every frame to frame 0 after optimal superposition, over every `every`-th atom.
 class rmsd_workload {
 public:
@@ -44,10 +55,7 @@ public:
             thread_local std::vector<double> x;
             const auto frames = ds_.read<float, 3>(b, buffer());
             std::vector<double> out(b.size());
-            for (std::size_t f = 0; f < b.size(); ++f) {
-                const double g = centred_selection(frames.data() + f * atoms_ * 3, selection_, x);
-                out[f] = qcp_rmsd(reference_, x, g);
-            }
+            frames_rmsd(frames.data(), b.size(), atoms_, selection_, reference_, x, out.data());
             return out;
         });
     }

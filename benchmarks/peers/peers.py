@@ -27,9 +27,10 @@ def seconds(output):
     raise RuntimeError("no 'seconds' line in:\n" + output)
 
 
-def run(cmd):
+def run(cmd, ok=(0,)):
+    """The command's standard output; RuntimeError with all it printed when its status is not in ok."""
     p = subprocess.run(cmd, capture_output=True, text=True)
-    if p.returncode != 0:
+    if p.returncode not in ok:
         raise RuntimeError(" ".join(cmd) + " failed:\n" + p.stdout + p.stderr)
     return p.stdout
 
