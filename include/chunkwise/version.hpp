@@ -3,7 +3,7 @@
 /// The chunkwise version, kept in this one place (CMake reads it from here).
 
 #define CHUNKWISE_VERSION_MAJOR 0
-#define CHUNKWISE_VERSION_MINOR 1
+#define CHUNKWISE_VERSION_MINOR 2
 #define CHUNKWISE_VERSION_PATCH 0
 
 #define CHUNKWISE_DETAIL_TEXT(x) #x
