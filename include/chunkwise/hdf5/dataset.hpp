@@ -1,12 +1,16 @@
 #pragma once
 /// \file
 /// `chunkwise::h5::dataset`: a read-only view of one HDF5 dataset that reads rows in blocks,
-/// decoding chunks in the calling thread; and `h5::read_buffer`, a worker's reusable buffer.
+/// decoding chunks in the calling thread (whole rows, selected `h5::indices` of one axis, or
+/// ragged records); and `h5::read_buffer`, a worker's reusable buffer.
 
+#include <chunkwise/detail/hdf5/ragged_read.hpp>
 #include <chunkwise/detail/hdf5/read.hpp>
+#include <chunkwise/detail/hdf5/select.hpp>
 #include <chunkwise/detail/hdf5/state.hpp>
 #include <chunkwise/detail/xtensor.hpp>
 #include <chunkwise/hdf5/error.hpp>
+#include <chunkwise/hdf5/ragged.hpp>
 #include <chunkwise/partition.hpp>
 #include <chunkwise/stats.hpp>
 
@@ -50,6 +54,14 @@ public:
 
 private:
     std::vector<T> storage_;
+};
+
+/// A selection of indices on one axis (1 or more; axis 0 holds the rows): `idx` in the order
+/// wanted, duplicates allowed. `ds.read<T, N>(rows, h5::indices{1, {4, 8, 15}})` reads atoms 4, 8
+/// and 15 of every frame in rows.
+struct indices {
+    std::size_t axis = 1;          ///< the axis the indices select on (>= 1)
+    std::vector<std::size_t> idx;  ///< the indices, in output order
 };
 
 /// The view `dataset::read(rows, read_buffer&)` returns: an xtensor expression of rank N over
@@ -177,6 +189,77 @@ public:
         detail::read_box<T>(*s_, lo.data(), hi.data(), out.data());
     }
 
+    /// Rows [rows.begin, rows.end) of axis 0 and, on `sel.axis`, only the indices `sel.idx` in
+    /// their order (duplicates allowed), every other axis whole: shape (rows, ..., idx.size(), ...).
+    /// Chunks holding none of the indices are not read; chunks are decoded as for whole rows
+    /// (outside the lock where the class comment says), each at most once per call.
+    /// \throws h5::error as the tensor read, or naming the axis or the index that lies outside
+    ///         the dataset
+    template <class T, std::size_t N>
+    [[nodiscard]] xt::xtensor<T, N> read(const block& rows, const indices& sel) const {
+        std::array<std::size_t, N> shape = tensor_shape<N>(rows);
+        detail::check_selection(*s_, sel.axis, sel.idx);
+        shape[sel.axis] = sel.idx.size();
+        double count = 1;
+        for (std::size_t d : shape) count *= static_cast<double>(d);
+        check_values<T>(count, rows);
+        xt::xtensor<T, N> out;
+        try {
+            out = xt::xtensor<T, N>::from_shape(shape);
+        } catch (const std::bad_alloc&) {
+            allocation_failed<T>(rows);
+        }
+        read_into(rows, sel, std::span<T>(out.data(), out.size()));
+        return out;
+    }
+
+    /// Reads rows [rows.begin, rows.end) of the indices `sel` (as the tensor read above) into
+    /// `out`, which must hold exactly that many values. Counted as read time.
+    /// \throws h5::error as the indexed tensor read, or if `out` has another size
+    template <class T>
+    void read_into(const block& rows, const indices& sel, std::span<T> out) const {
+        check_type<T>();
+        check_rows(rows);
+        detail::check_selection(*s_, sel.axis, sel.idx);
+        const std::size_t want = rows.size() * (s_->row_elements / s_->dims[sel.axis]) * sel.idx.size();
+        if (out.size() != want) {
+            s_->fail("read_into: the buffer holds " + std::to_string(out.size()) + " values, rows [" +
+                     std::to_string(rows.begin) + ", " + std::to_string(rows.end) + ") of " +
+                     std::to_string(sel.idx.size()) + " indices on axis " + std::to_string(sel.axis) + " need " +
+                     std::to_string(want));
+        }
+        if (want == 0) return;
+        read_scope timing;
+        detail::read_selected<T>(*s_, rows.begin, rows.end, sel.axis, sel.idx, out.data());
+    }
+
+    /// True when the dataset holds variable-length sequences of numbers (read them with read_ragged).
+    [[nodiscard]] bool is_ragged() const noexcept { return s_->ragged; }
+    /// True when the values convert to a number type (read them with read / read_into).
+    [[nodiscard]] bool is_numeric() const noexcept { return s_->type.numeric && s_->type_defect.empty(); }
+
+    /// Records [rows.begin, rows.end) of a 1-D variable-length dataset (as h5py's
+    /// `vlen_dtype(...)` writes), converted to T by HDF5's rules. The records are read by HDF5
+    /// under chunkwise's lock (their values live in HDF5's global heap) and copied outside it.
+    /// Counted as read time.
+    /// \throws h5::error if the dataset is not variable-length numbers or not 1-D, rows lie
+    ///         outside it, or the file cannot be read
+    template <class T>
+    [[nodiscard]] ragged<T> read_ragged(const block& rows) const {
+        static_assert(std::is_arithmetic_v<T> && !std::is_same_v<T, bool>,
+                      "chunkwise::h5::dataset::read_ragged: T must be an arithmetic type (not bool)");
+        if (!s_->ragged) {
+            s_->fail("read_ragged: holds " + s_->type.text +
+                     " values, not variable-length sequences of numbers (read it with read)");
+        }
+        if (rank() != 1) {
+            s_->fail("read_ragged: reads 1-D datasets of records; this one has shape " + detail::shape_text(s_->dims));
+        }
+        check_rows(rows);
+        read_scope timing;
+        return detail::read_vlen<T>(*s_, rows.begin, rows.end);
+    }
+
 private:
     template <std::size_t N>
     std::array<std::size_t, N> tensor_shape(const block& rows) const {
@@ -195,10 +278,14 @@ private:
     // size cannot succeed; sanitizers abort on it rather than throw).
     template <class T>
     void check_allocation(const block& rows) const {
+        check_values<T>(static_cast<double>(rows.size()) * static_cast<double>(s_->row_elements), rows);
+    }
+    template <class T>
+    void check_values(double values, const block& rows) const {
         const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
         if (pages <= 0 || page <= 0) return;
         const double memory = static_cast<double>(pages) * static_cast<double>(page);
-        const double bytes = static_cast<double>(rows.size()) * static_cast<double>(s_->row_elements) * sizeof(T);
+        const double bytes = values * sizeof(T);
         if (bytes > memory) {
             s_->fail("rows [" + std::to_string(rows.begin) + ", " + std::to_string(rows.end) + ") need " +
                      std::to_string(bytes) + " bytes as " + std::to_string(sizeof(T)) +
@@ -229,7 +316,8 @@ private:
             s_->fail("has an unusable element type (" + s_->type_defect + "; corrupted?)");
         }
         if (!s_->type.numeric) {
-            s_->fail("holds " + s_->type.text + " values, which do not convert to a number type");
+            s_->fail("holds " + s_->type.text + " values, which do not convert to a number type" +
+                     (s_->ragged ? std::string(" (read them with read_ragged)") : std::string()));
         }
     }
 

@@ -8,6 +8,7 @@
 #include <chunkwise/detail/hdf5/types.hpp>
 #include <chunkwise/gather.hpp>
 #include <chunkwise/hdf5/error.hpp>
+#include <chunkwise/hdf5/ragged.hpp>
 #include <chunkwise/partial_results.hpp>
 #include <chunkwise/policy.hpp>
 #if defined(CHUNKWISE_HDF5_PARALLEL)
@@ -20,6 +21,7 @@
 #include <cstddef>
 #include <exception>
 #include <filesystem>
+#include <span>
 #include <string>
 #include <system_error>
 #include <type_traits>
@@ -30,8 +32,10 @@ namespace chunkwise::h5 {
 
 namespace detail {
 
+// heap_bytes: bytes stored beside the elements (variable-length values).
 inline void write_raw(const std::filesystem::path& file, const std::string& path, hid_t mem_type, std::size_t elem_size,
-                      const std::vector<std::size_t>& shape, const void* data, write_options opt) {
+                      const std::vector<std::size_t>& shape, const void* data, write_options opt,
+                      std::size_t heap_bytes = 0) {
     const std::string f = file.string();
     const std::string p = normalize_path(path);
     complete_options(opt, shape, elem_size, f, p);
@@ -40,7 +44,7 @@ inline void write_raw(const std::filesystem::path& file, const std::string& path
     if (existed) {
         std::size_t bytes = elem_size;
         for (std::size_t d : shape) bytes *= d;
-        if (const std::string problem = room_problem(f, bytes); !problem.empty())
+        if (const std::string problem = room_problem(f, bytes + heap_bytes); !problem.empty())
             throw error(f, p, "write: " + problem);
     }
     library_lock lock;
@@ -100,6 +104,38 @@ void write(const std::filesystem::path& file, const std::string& path, const std
     static_assert(std::is_arithmetic_v<T> && !std::is_same_v<T, bool>,
                   "chunkwise::h5::write: the values must be an arithmetic type (not bool)");
     detail::write_raw(file, path, detail::native_type<T>(), sizeof(T), {values.size()}, values.data(), std::move(opt));
+}
+
+/// Writes `records` as a new 1-D dataset of variable-length sequences of T (HDF5's vlen type, what
+/// h5py's `vlen_dtype(T)` makes: h5py reads it as an object array of numpy arrays), creating the
+/// file and groups as needed; read it back with `dataset::read_ragged`. Options as for write
+/// (a chunk shape of one axis; compression applies to the records' heap references, not to their
+/// values). The same rules as write: the file must not be open for reading here; under MPI,
+/// gather and write on the root.
+/// \throws h5::error naming file and dataset if the dataset exists, the file cannot be written,
+///         or the options do not fit
+template <class T>
+void write_ragged(const std::filesystem::path& file, const std::string& path, const ragged<T>& records,
+                  write_options opt = {}) {
+    static_assert(std::is_arithmetic_v<T> && !std::is_same_v<T, bool>,
+                  "chunkwise::h5::write_ragged: the values must be an arithmetic type (not bool)");
+    std::vector<hvl_t> refs(records.size());
+    for (std::size_t i = 0; i < records.size(); ++i) {
+        const std::span<const T> r = records[i];
+        refs[i].len = r.size();
+        refs[i].p = const_cast<T*>(r.data());  // HDF5 only reads through it
+    }
+    detail::handle type;
+    {
+        detail::library_lock lock;
+        type = detail::handle(H5Tvlen_create(detail::native_type<T>()), H5Tclose);
+    }
+    if (!type.valid()) {
+        throw error(file.string(), detail::normalize_path(path),
+                    "write_ragged: cannot make the variable-length type: " + detail::last_error());
+    }
+    detail::write_raw(file, path, type.get(), sizeof(hvl_t), {records.size()}, refs.data(), std::move(opt),
+                      records.values().size() * sizeof(T));
 }
 
 /// Writes every block's result into one new dataset, concatenated along axis 0 in block order:

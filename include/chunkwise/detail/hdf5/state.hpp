@@ -88,6 +88,8 @@ struct dataset_state {
     element_type type;
     std::size_t element_bytes = 0;  // bytes per stored element, whatever its type
     std::string type_defect;        // why the stored type cannot be read ("" if it can)
+    bool ragged = false;            // variable-length sequences of numbers (read_ragged)
+    element_type ragged_base;       // their element type (ragged only)
     storage layout = storage::other;
     std::vector<filter_step> filters;
     std::vector<std::string> filter_names;
@@ -313,6 +315,14 @@ inline std::shared_ptr<const dataset_state> open_dataset(const std::filesystem::
     s->type = describe_type(type.get(), s->type_defect);
     s->stored_type =
         s->type.is_enum ? handle(H5Tget_super(type.get()), H5Tclose) : handle(H5Tcopy(type.get()), H5Tclose);
+    if (H5Tget_class(type.get()) == H5T_VLEN) {
+        handle base(H5Tget_super(type.get()), H5Tclose);
+        std::string base_defect;
+        if (base.valid()) s->ragged_base = describe_type(base.get(), base_defect);
+        s->ragged = base.valid() && base_defect.empty() && s->ragged_base.numeric && !s->ragged_base.is_enum;
+        if (base.valid()) s->type.text += " of " + s->ragged_base.text;
+        H5Eclear2(H5E_DEFAULT);
+    }
     if (s->type.is_enum && s->type.numeric) {
         s->mem_enum = handle(H5Tget_native_type(type.get(), H5T_DIR_DEFAULT), H5Tclose);
         if (!s->mem_enum.valid()) s->type_defect = "an enum without a native equivalent";
