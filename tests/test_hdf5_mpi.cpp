@@ -119,3 +119,62 @@ TEMPLATE_TEST_CASE("write_blocks: one rank's results of another shape is every r
     world.barrier();
     if (world.rank() == 0) std::filesystem::remove_all(dir);
 }
+
+TEMPLATE_TEST_CASE("ragged records, selected indices and a file series: each rank reads its rows", "[mpi][hdf5][shapes]",
+                   CHUNKWISE_MPI_POLICIES) {
+    auto policy = TestType::make();
+    boost::mpi::communicator world;
+    const auto dir = test::shared_scratch("hdf5-shapes");
+    const std::vector<std::size_t> lengths{7, 1, 12, 9};
+    std::vector<std::filesystem::path> parts;
+    for (std::size_t f = 0; f < lengths.size(); ++f) parts.push_back(dir / ("part-" + std::to_string(f) + ".h5"));
+    auto value = [](std::size_t row, std::size_t atom, std::size_t c) { return float(row * 1000 + atom * 3 + c); };
+    if (world.rank() == 0) {
+        h5::ragged<unsigned short> records;
+        for (std::size_t i = 0; i < 101; ++i) {
+            std::vector<unsigned short> r((i * 5) % 23);
+            for (std::size_t j = 0; j < r.size(); ++j) r[j] = static_cast<unsigned short>(i * 100 + j);
+            records.push_back(r);
+        }
+        h5::write_ragged(dir / "ragged.h5", "records", records, h5::write_options{{8}, 0, false});
+        std::size_t row = 0;
+        for (std::size_t f = 0; f < lengths.size(); ++f) {
+            xt::xtensor<float, 3> v = xt::xtensor<float, 3>::from_shape({lengths[f], 40, 3});
+            for (std::size_t r = 0; r < lengths[f]; ++r)
+                for (std::size_t a = 0; a < 40; ++a)
+                    for (std::size_t c = 0; c < 3; ++c) v(r, a, c) = value(row + r, a, c);
+            h5::write(parts[f], "pos", v, h5::write_options{{std::min<std::size_t>(2, lengths[f]), 8, 3}, f % 2 == 0 ? 1 : 0, false});
+            row += lengths[f];
+        }
+    }
+    world.barrier();
+    chunkwise::serial_policy serial;
+
+    h5::dataset ds(dir / "ragged.h5", "records");
+    auto sums = [&](const chunkwise::block& b) {
+        const auto r = ds.read_ragged<double>(b);
+        std::vector<double> out;
+        for (std::size_t i = 0; i < r.size(); ++i) {
+            double s = 0;
+            for (double x : r[i]) s += x;
+            out.push_back(s * 100 + static_cast<double>(r[i].size()));
+        }
+        return out;
+    };
+    const auto blocks = chunkwise::partition(101, parts_for(world));
+    REQUIRE(chunkwise::all_gather(policy, chunkwise::map_blocks(policy, blocks, sums)) ==
+            chunkwise::gather(serial, chunkwise::map_blocks(serial, blocks, sums)));
+
+    h5::dataset_series series(parts, "pos", 2);
+    REQUIRE(series.shape() == std::vector<std::size_t>{29, 40, 3});
+    const std::vector<std::size_t> atoms{39, 0, 8, 8, 17};
+    auto pick = [&](const chunkwise::block& b) { return series.read<float, 3>(b, h5::indices{1, atoms}); };
+    const auto series_blocks = h5::partition(series, parts_for(world));
+    const auto got = chunkwise::all_gather(policy, chunkwise::map_blocks(policy, series_blocks, pick));
+    REQUIRE(got.size() == series_blocks.size());
+    for (std::size_t i = 0; i < got.size(); ++i) {
+        for (std::size_t r = series_blocks[i].begin; r < series_blocks[i].end; ++r)
+            for (std::size_t j = 0; j < atoms.size(); ++j)
+                REQUIRE(got[i](r - series_blocks[i].begin, j, 2) == value(r, atoms[j], 2));
+    }
+}

@@ -431,3 +431,13 @@ TEST_CASE("a series with a file that disagrees is an h5::error naming that file"
     CHECK_THAT(error_of([&] { (void)ok.read<float, 2>(block{0, 0, 2}); }), Contains("the series has rank 3"));
     REQUIRE_THROWS_AS(h5::dataset_series({bad / "part-0.h5"}, "pos", 0), std::invalid_argument);
 }
+
+TEST_CASE("a chunk larger than the array is refused by name, not by HDF5's link error", "[hdf5][errors]") {
+    const fs::path file = test::scratch("shapes-chunk") / "small.h5";
+    xt::xtensor<float, 2> v = xt::zeros<float>({1, 4});
+    CHECK_THAT(error_of([&] { h5::write(file, "x", v, h5::write_options{{2, 4}, 0, false}); }),
+               Contains("the chunk shape (2, 4) is larger than the array (1, 4) on axis 0"));
+    REQUIRE_FALSE(fs::exists(file));
+    h5::write(file, "x", v, h5::write_options{{1, 4}, 0, false});
+    REQUIRE(h5::dataset(file, "x").chunk_shape() == std::vector<std::size_t>{1, 4});
+}

@@ -61,7 +61,20 @@ inline void complete_options(write_options& opt, const std::vector<std::size_t>&
         opt.chunk[0] = std::clamp<std::size_t>((std::size_t{1} << 20) / std::max<std::size_t>(row_bytes, 1), 1,
                                                std::max<std::size_t>(shape[0], 1));
     }
-    for (std::size_t d = 0; d < opt.chunk.size(); ++d) opt.chunk[d] = std::max<std::size_t>(opt.chunk[d], 1);
+    for (std::size_t d = 0; d < opt.chunk.size(); ++d) {
+        opt.chunk[d] = std::max<std::size_t>(opt.chunk[d], 1);
+        // HDF5 refuses chunks larger than a fixed-size dataset (with an unhelpful message).
+        if (opt.chunk[d] > std::max<std::size_t>(shape[d], 1)) {
+            std::string chunk = "(", array = "(";
+            for (std::size_t i = 0; i < shape.size(); ++i) {
+                chunk += (i ? ", " : "") + std::to_string(opt.chunk[i]);
+                array += (i ? ", " : "") + std::to_string(shape[i]);
+            }
+            throw error(file, path,
+                        "write: the chunk shape " + chunk + ") is larger than the array " + array + ") on axis " +
+                            std::to_string(d) + "; use a chunk no larger than the array");
+        }
+    }
 }
 
 /// Why `data_bytes` more cannot go into the existing `file` ("" if they can): too little free
