@@ -32,6 +32,12 @@ echo "--- second invocation: finished files come from the checkpoint ---"
 echo "--- the log's first lines ($(wc -l < "$many/run.log") in all) ---"
 head -n 4 "$many/run.log"
 echo
+echo "=== 07-images: 4000 small binary records packed into one HDF5 file (vlen uint8 + int16 labels) vs one file each ==="
+"$bin/07-images" --images 4000
+echo
+echo "=== 08-trajectory-series: a trajectory in 20 files read as one dataset, only the selected atoms ==="
+"$bin/08-trajectory-series" --frames 2000 --atoms 20000 --files 20
+echo
 echo "=== scaling: RMSD per frame of an H5MD trajectory (the MDAnalysis H5MD study), threads, then MPI ranks ==="
 bench=build/release/benchmarks/chunkwise-bench
 results=build/release/scaling

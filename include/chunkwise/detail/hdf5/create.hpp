@@ -67,8 +67,12 @@ inline void complete_options(write_options& opt, const std::vector<std::size_t>&
         if (opt.chunk[d] > std::max<std::size_t>(shape[d], 1)) {
             std::string chunk = "(", array = "(";
             for (std::size_t i = 0; i < shape.size(); ++i) {
-                chunk += (i ? ", " : "") + std::to_string(opt.chunk[i]);
-                array += (i ? ", " : "") + std::to_string(shape[i]);
+                if (i > 0) {
+                    chunk.append(", ");
+                    array.append(", ");
+                }
+                chunk.append(std::to_string(opt.chunk[i]));
+                array.append(std::to_string(shape[i]));
             }
             throw error(file, path,
                         "write: the chunk shape " + chunk + ") is larger than the array " + array + ") on axis " +
