@@ -5,6 +5,7 @@
 //   chunkwise-bench synthetic --serial-fraction S --threads 1,2 --repeats R --out DIR
 //   chunkwise-bench merge --out DIR RUN_DIR...
 //   chunkwise-bench read --file FILE.h5 --threads 1,2 --repeats R [--json]
+//   chunkwise-bench select --file FILE.h5 --select 564 --stride 16 --threads 1,2 --repeats R
 //
 // rmsd and synthetic write DIR/scaling.json, DIR/scaling.csv, DIR/speedup.png, DIR/phases.png
 // and print the table; rmsd also writes the per-frame RMSD of its last repeat to DIR/rmsd.h5
@@ -14,6 +15,7 @@
 #include "../common/cli.hpp"
 #include "h5md.hpp"
 #include "read.hpp"
+#include "select.hpp"
 #include "rmsd_workload.hpp"
 
 #include <chunkwise/bench/plot.hpp>
@@ -59,6 +61,8 @@ constexpr const char* usage =
     "  chunkwise-bench merge --out DIR RUN_DIR...\n"
     "  chunkwise-bench read --file FILE.h5 [--dataset PATH] [--threads 1,2] [--repeats 3] [--every 200]\n"
     "                       [--block-mib 4] [--big-block-mib 128] [--json]\n"
+    "  chunkwise-bench select --file FILE.h5 [--dataset PATH] [--select 564] [--stride 16] [--threads 1,2]\n"
+    "                         [--repeats 3] [--block-mib 4]\n"
     "Under mpiexec/srun (or --mode mpi) rmsd and synthetic run across ranks; --threads is then per rank.\n";
 
 /// True when an MPI launcher started this process (then MPI is initialised).
@@ -382,6 +386,7 @@ int main(int argc, char** argv) {
         if (cmd == "synthetic") return cmd_synthetic(argc, argv);
         if (cmd == "merge") return cmd_merge(argc, argv);
         if (cmd == "read") return bench_read::cmd_read(argc, argv);
+        if (cmd == "select") return bench_select::cmd_select(argc, argv);
         std::fprintf(stderr, "chunkwise-bench: unknown command '%s'\n%s", cmd.c_str(), usage);
         return 2;
     } catch (const std::invalid_argument& e) {
