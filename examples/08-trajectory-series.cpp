@@ -2,8 +2,9 @@
 // dataset (h5::dataset_series, h5::glob), and only the atoms the analysis needs read
 // (h5::indices): RMSD per frame of a selection (every 16th atom of the first half, like the
 // C-alpha atoms of a protein in water), from 20 files of uneven length and from one file with
-// the same chunks. Chunks are (frames, 1024 atoms, 3), shuffle + deflate, so chunks holding no
-// selected atom are never read. All results must agree to the bit.
+// the same chunks. Chunks are (10 frames, 1024 atoms, 3), shuffle + deflate, so chunks holding no
+// selected atom are never read. Each figure is the best of two passes. All results must agree
+// to the bit.
 //
 //   08-trajectory-series [--frames N] [--atoms N] [--files N] [--threads N] [--dir DIR] [--keep]
 #include "trajectory.hpp"
@@ -121,10 +122,16 @@ int main(int argc, char** argv) {
             double seconds, read;
         };
         std::vector<run> runs;
+        // Best of two passes: the first also meets the files (page cache, chunk index) for the first time.
         auto measure = [&](std::string what, auto&& source, bool whole_frames) {
-            const auto t0 = std::chrono::steady_clock::now();
-            auto r = rmsd_of(pool, source, selection, whole_frames, stats);
-            runs.push_back({what, std::move(r), seconds_since(t0), stats.total(&chunkwise::worker_stats::read)});
+            run best{what, {}, 1e300, 0};
+            for (int pass = 0; pass < 2; ++pass) {
+                const auto t0 = std::chrono::steady_clock::now();
+                auto r = rmsd_of(pool, source, selection, whole_frames, stats);
+                const double s = seconds_since(t0);
+                if (s < best.seconds) best = {what, std::move(r), s, stats.total(&chunkwise::worker_stats::read)};
+            }
+            runs.push_back(std::move(best));
         };
         const std::string many = std::to_string(files) + " files";
         measure(many + ", selected atoms", series, false);
