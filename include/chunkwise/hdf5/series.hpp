@@ -214,6 +214,9 @@ private:
                                 " since the series was made (the file was rewritten?)");
             }
             std::lock_guard<std::mutex> lock(mutex);
+            for (const auto& [j, open_ds] : open) {
+                if (j == i) return open_ds;  // another thread opened it meanwhile: keep one
+            }
             remember(i, ds);
             return ds;
         }
