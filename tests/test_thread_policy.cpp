@@ -3,6 +3,9 @@
 
 #include <chunkwise/chunkwise.hpp>
 
+#include <sched.h>
+#include <stdlib.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -229,4 +232,39 @@ TEST_CASE("calls larger than one pool job run as several jobs, in order and fail
                       chunkwise::block_error);
     REQUIRE(highest.load() < 14);  // the jobs after the failing one never started
     chunkwise::detail::max_blocks_per_job = saved;
+}
+
+TEST_CASE("default_workers counts the CPUs this process may run on, or CHUNKWISE_NUM_THREADS", "[thread_policy][affinity]") {
+    ::unsetenv("CHUNKWISE_NUM_THREADS");
+    cpu_set_t mine;
+    CPU_ZERO(&mine);
+    REQUIRE(::sched_getaffinity(0, sizeof mine, &mine) == 0);
+    REQUIRE(chunkwise::thread_policy::default_workers() == static_cast<std::size_t>(CPU_COUNT(&mine)));
+    // Under `taskset -c 0` (ctest thread_policy.taskset runs this binary so): one CPU, one worker.
+    if (const char* want = std::getenv("CHUNKWISE_TEST_EXPECT_WORKERS")) {
+        REQUIRE(chunkwise::thread_policy::default_workers() == std::stoul(want));
+        REQUIRE(chunkwise::thread_policy().workers() == std::stoul(want));
+    }
+    // This thread pinned to one CPU: the affinity of the calling thread is what counts.
+    int first = 0;
+    while (!CPU_ISSET(first, &mine)) ++first;
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(first, &one);
+    REQUIRE(::sched_setaffinity(0, sizeof one, &one) == 0);
+    const std::size_t pinned = chunkwise::thread_policy::default_workers();
+    REQUIRE(::sched_setaffinity(0, sizeof mine, &mine) == 0);
+    REQUIRE(pinned == 1);
+
+    ::setenv("CHUNKWISE_NUM_THREADS", "3", 1);
+    REQUIRE(chunkwise::thread_policy::default_workers() == 3);
+    REQUIRE(chunkwise::thread_policy().workers() == 3);
+    for (const char* bad : {"0", "-2", "two", "4x", "", " 4"}) {
+        INFO(bad);
+        ::setenv("CHUNKWISE_NUM_THREADS", bad, 1);
+        REQUIRE_THROWS_WITH(chunkwise::thread_policy::default_workers(),
+                            Catch::Matchers::Contains("CHUNKWISE_NUM_THREADS='" + std::string(bad) + "'") &&
+                                Catch::Matchers::Contains("positive integer"));
+    }
+    ::unsetenv("CHUNKWISE_NUM_THREADS");
 }

@@ -7,19 +7,46 @@
 #include <chunkwise/detail/thread_pool.hpp>
 #include <chunkwise/stats.hpp>
 
+#if defined(__linux__)
+#include <sched.h>
+#endif
+
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <cstdint>
 #include <cstddef>
+#include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
 
 namespace chunkwise {
 
 namespace detail {
+/// The CPUs this process may run on (Linux: sched_getaffinity, masks of any size); 0 where the
+/// platform cannot tell.
+inline std::size_t allowed_cpus() noexcept {
+#if defined(__linux__)
+    for (int cpus = 1024; cpus <= (1 << 20); cpus *= 2) {
+        cpu_set_t* set = CPU_ALLOC(cpus);
+        if (set == nullptr) return 0;
+        const std::size_t bytes = CPU_ALLOC_SIZE(cpus);
+        CPU_ZERO_S(bytes, set);
+        const int rc = ::sched_getaffinity(0, bytes, set);
+        const int count = rc == 0 ? CPU_COUNT_S(bytes, set) : 0;
+        const int err = errno;
+        CPU_FREE(set);
+        if (rc == 0) return static_cast<std::size_t>(count);
+        if (err != EINVAL) return 0;  // EINVAL: the kernel's mask is larger; try a larger one
+    }
+#endif
+    return 0;
+}
+
 /// Blocks one pool job handles (its offsets are 32-bit); larger calls run as several jobs. Only
 /// tests lower it.
 inline std::size_t max_blocks_per_job = 0xffffffffu;
@@ -35,9 +62,10 @@ inline std::size_t max_blocks_per_job = 0xffffffffu;
 /// policy: the inner call completes (the calling thread works on it; idle pool threads help).
 class thread_policy {
 public:
-    /// \param workers blocks run at once, the calling thread included; defaults to the hardware
-    ///        thread count (1 where unknown)
-    /// \throws std::invalid_argument if workers is 0; std::system_error if a thread cannot start
+    /// \param workers blocks run at once, the calling thread included; defaults to
+    ///        default_workers(): the CPUs this process may run on, or CHUNKWISE_NUM_THREADS
+    /// \throws std::invalid_argument if workers is 0 (or CHUNKWISE_NUM_THREADS is not a positive
+    ///         integer); std::system_error if a thread cannot start
     explicit thread_policy(std::size_t workers = default_workers())
             : workers_(checked(workers)), pool_(std::make_unique<detail::thread_pool>(workers_ - 1)) {}
 
@@ -48,8 +76,23 @@ public:
     /// Always true (no MPI).
     [[nodiscard]] bool is_root() const noexcept { return true; }
 
-    /// The hardware thread count, or 1 where the platform cannot tell.
-    [[nodiscard]] static std::size_t default_workers() noexcept {
+    /// The environment variable CHUNKWISE_NUM_THREADS when set; else the CPUs this process may
+    /// run on (its affinity mask on Linux: `taskset -c 0-3` or a SLURM allocation of 4 cores
+    /// give 4, as oneTBB and OpenMP count); else the hardware thread count; 1 where unknown.
+    /// \throws std::invalid_argument if CHUNKWISE_NUM_THREADS is set but not a positive integer
+    [[nodiscard]] static std::size_t default_workers() {
+        if (const char* v = std::getenv("CHUNKWISE_NUM_THREADS"); v != nullptr) {
+            char* end = nullptr;
+            errno = 0;
+            const unsigned long long n = std::strtoull(v, &end, 10);
+            if (*v < '0' || *v > '9' || end == v || *end != '\0' || errno == ERANGE || n == 0 ||
+                n > std::size_t{1} << 20) {
+                throw std::invalid_argument(std::string("[chunkwise.threads] CHUNKWISE_NUM_THREADS='") + v +
+                                            "': must be a positive integer (threads per process)");
+            }
+            return static_cast<std::size_t>(n);
+        }
+        if (const std::size_t cpus = detail::allowed_cpus(); cpus > 0) return cpus;
         const unsigned h = std::thread::hardware_concurrency();
         return h == 0 ? 1 : h;
     }
