@@ -8,6 +8,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -23,6 +24,7 @@
 #include <fstream>
 #include <functional>
 #include <random>
+#include <mutex>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -483,6 +485,115 @@ TEST_CASE("progress: done/total, rate and ETA on stderr", "[run_options][progres
     std::size_t lines = std::count(err.begin(), err.end(), '\n');
     REQUIRE(lines >= 2);
     REQUIRE(lines <= 12);  // periodic, not one per block
+    fs::remove_all(dir);
+}
+
+TEST_CASE("progress on a terminal fits its width and clears the old line's tail", "[run_options][progress]") {
+    // A pseudo-terminal of 50 columns as stderr of a child process that runs with progress.
+    const int master = ::posix_openpt(O_RDWR | O_NOCTTY);
+    REQUIRE(master >= 0);
+    REQUIRE(::grantpt(master) == 0);
+    REQUIRE(::unlockpt(master) == 0);
+    const std::string slave_name = ::ptsname(master);
+    struct winsize w {};
+    w.ws_col = 50;
+    w.ws_row = 20;
+    REQUIRE(::ioctl(master, TIOCSWINSZ, &w) == 0);
+    const pid_t pid = ::fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+        const int slave = ::open(slave_name.c_str(), O_RDWR);
+        if (slave < 0 || ::dup2(slave, 2) < 0) ::_exit(3);
+        chunkwise::thread_policy pool(2);
+        chunkwise::run_options opt;
+        opt.progress = true;
+        (void)chunkwise::map_blocks(
+            pool, chunkwise::partition(30, parts{30}),
+            [](const block& b) {
+                std::this_thread::sleep_for(std::chrono::milliseconds(12));
+                return b.size();
+            },
+            opt);
+        std::fflush(stderr);
+        ::_exit(0);
+    }
+    std::string out;
+    char buf[4096];
+    for (;;) {
+        const ssize_t n = ::read(master, buf, sizeof buf);
+        if (n <= 0) break;  // EIO once the child's side is closed
+        out.append(buf, static_cast<std::size_t>(n));
+        if (out.find("100%") != std::string::npos && out.find('\n', out.find("100%")) != std::string::npos) break;
+    }
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    ::close(master);
+    INFO(out);
+    REQUIRE(WIFEXITED(status));
+    REQUIRE(WEXITSTATUS(status) == 0);
+    std::size_t draws = 0;
+    for (std::size_t at = out.find('\r'); at != std::string::npos; at = out.find('\r', at + 1)) {
+        if (at + 1 < out.size() && out[at + 1] == '\n') continue;  // the terminal's own \r\n for \n
+        const std::size_t clear = out.find("\033[K", at);
+        REQUIRE(clear != std::string::npos);
+        REQUIRE(clear - at - 1 <= 49);  // never wraps: at most width - 1 characters
+        ++draws;
+    }
+    REQUIRE(draws >= 2);
+    REQUIRE(out.find("[chunkwise] 30/30 blocks") != std::string::npos);
+}
+
+TEST_CASE("on_progress and on_log route progress and log lines to the user's own logger", "[run_options][progress]") {
+    const auto dir = scratch("callbacks");
+    chunkwise::thread_policy pool(2);
+    chunkwise::run_options opt;
+    std::vector<chunkwise::progress_report> reports;
+    std::vector<std::string> lines;
+    std::mutex m;
+    std::atomic<int> inside{0};
+    bool overlapped = false;
+    opt.on_progress = [&](const chunkwise::progress_report& r) { reports.push_back(r); };
+    opt.on_log = [&](const std::string& l) {
+        if (inside.fetch_add(1) != 0) overlapped = true;
+        {
+            std::lock_guard lock(m);
+            lines.push_back(l);
+        }
+        inside.fetch_sub(1);
+    };
+    // Capture stderr: with on_progress nothing is drawn there.
+    const int saved = ::dup(2);
+    const int fd = ::open((dir / "err.txt").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ::dup2(fd, 2);
+    (void)chunkwise::map_blocks(
+        pool, chunkwise::partition(40, parts{40}),
+        [](const block& b) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(8));
+            if (b.index == 7) chunkwise::log_note("seven");
+            return b.size();
+        },
+        opt);
+    std::fflush(stderr);
+    ::dup2(saved, 2);
+    ::close(fd);
+    ::close(saved);
+    REQUIRE(read_text(dir / "err.txt").empty());
+    REQUIRE(!reports.empty());
+    REQUIRE(reports.back().final);
+    REQUIRE(reports.back().done == 40);
+    REQUIRE(reports.back().total == 40);
+    REQUIRE(reports.back().computed == 40);
+    REQUIRE(reports.back().eta == 0.0);
+    for (std::size_t i = 1; i < reports.size(); ++i) REQUIRE(reports[i].done >= reports[i - 1].done);
+    REQUIRE_FALSE(overlapped);
+    const std::regex stamp(R"(^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+Z \[rank 0\] )");
+    REQUIRE(lines.size() >= 82);  // run start, start + end of 40 blocks, the note, run end
+    for (const auto& l : lines) {
+        INFO(l);
+        REQUIRE(std::regex_search(l, stamp));
+        REQUIRE(l.find('\n') == std::string::npos);
+    }
+    REQUIRE(std::count_if(lines.begin(), lines.end(), [](const std::string& l) { return l.find("block 7") != std::string::npos && l.find(": seven") != std::string::npos; }) == 1);
     fs::remove_all(dir);
 }
 

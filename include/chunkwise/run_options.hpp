@@ -10,6 +10,8 @@
 #include <chunkwise/map_blocks.hpp>
 
 #include <filesystem>
+#include <functional>
+#include <string>
 #include <variant>
 
 namespace chunkwise {
@@ -20,6 +22,13 @@ struct run_options {
     std::filesystem::path checkpoint;       ///< directory of finished blocks' results; empty: none
     bool progress = false;                  ///< progress with rate and ETA on stderr (drawn by the root under MPI)
     std::filesystem::path log;              ///< file to append timestamped block events to; empty: none
+    /// Receives the progress instead of the line on stderr, and turns progress on (under MPI: on
+    /// the root). Called from whichever thread reports, one call at a time, at most every 0.1 s
+    /// and once at the end (`final`).
+    std::function<void(const progress_report&)> on_progress;
+    /// Receives every log line ("TIME [rank R] TEXT", no newline), with or without `log`: route
+    /// them to your own logger. Called from the worker threads, one call at a time, on every rank.
+    std::function<void(const std::string&)> on_log;
 };
 
 /// Runs `fn` on every element of `blocks` under `policy`, as map_blocks(policy, blocks, fn), with
@@ -37,12 +46,13 @@ template <class Policy, class Blocks, class BlockFn>
 auto map_blocks(Policy& policy, const Blocks& blocks, BlockFn&& fn, const run_options& opts) {
     if constexpr (detail::check_map_blocks_arguments<Policy, Blocks, BlockFn>()) {
         using result_t = detail::stored_result_t<std::invoke_result_t<BlockFn&, detail::block_ref_t<Blocks>>>;
-        if (opts.checkpoint.empty() && opts.log.empty() && !opts.progress) {
+        if (opts.checkpoint.empty() && opts.log.empty() && !opts.progress && !opts.on_progress && !opts.on_log) {
             detail::plain_run around;  // without checkpoint, log or progress: the plain path
             return detail::run_blocks(policy, blocks, fn, opts.errors, around);
         }
         detail::production_run<Policy, result_t, detail::block_value_t<Blocks>> around(
-            policy, opts.checkpoint, opts.log, opts.progress, static_cast<std::size_t>(std::ranges::size(blocks)));
+            policy, opts.checkpoint, opts.log, opts.progress, static_cast<std::size_t>(std::ranges::size(blocks)),
+            opts.on_progress, opts.on_log);
         return detail::run_blocks(policy, blocks, fn, opts.errors, around);
     } else {
         return partial_results<std::monostate>{};  // only the static_assert is reported

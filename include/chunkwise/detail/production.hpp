@@ -16,6 +16,7 @@
 #include <cstddef>
 #include <exception>
 #include <filesystem>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <stdexcept>
@@ -32,8 +33,15 @@ public:
     using identity = block_identity<std::remove_cvref_t<Block>>;
 
     production_run(Policy& policy, const std::filesystem::path& checkpoint, const std::filesystem::path& log,
-                   bool progress, std::size_t total)
-            : policy_(policy), caller_(std::this_thread::get_id()), wanted_(progress), total_(total) {
+                   bool progress, std::size_t total,
+                   std::function<void(const progress_report&)> on_progress = {},
+                   std::function<void(const std::string&)> on_log = {})
+            : policy_(policy),
+              caller_(std::this_thread::get_id()),
+              wanted_(progress || static_cast<bool>(on_progress)),
+              total_(total),
+              on_progress_(std::move(on_progress)),
+              on_log_(std::move(on_log)) {
         if (!checkpoint.empty()) {
             if constexpr (checkpointable<Result>) {
                 set_up([&] {
@@ -46,7 +54,12 @@ public:
                     "specialization; specialize chunkwise::checkpoint_traits<R> (see <chunkwise/checkpoint.hpp>)");
             }
         }
-        if (!log.empty()) set_up([&] { reporter_.emplace(log, false, total, policy.rank(), policy.is_root()); });
+        if (!log.empty() || on_log_) {
+            set_up([&] {
+                reporter_.emplace(log, false, total, policy.rank(), policy.is_root());
+                reporter_->set_callbacks(on_progress_, on_log_);
+            });
+        }
     }
     production_run(const production_run&) = delete;
     production_run& operator=(const production_run&) = delete;
@@ -60,7 +73,10 @@ public:
     void begin(bool progress) {
         progress_ = progress;
         if (progress_) {
-            if (!reporter_) reporter_.emplace(std::filesystem::path(), true, total_, policy_.rank(), policy_.is_root());
+            if (!reporter_) {
+                reporter_.emplace(std::filesystem::path(), true, total_, policy_.rank(), policy_.is_root());
+                reporter_->set_callbacks(on_progress_, on_log_);
+            }
             reporter_->set_progress(true);
         }
         logging_ = reporter_ && reporter_->logging();
@@ -211,6 +227,8 @@ private:
     std::optional<checkpoint_store> store_;
     std::string type_name_;
     std::optional<run_reporter> reporter_;
+    std::function<void(const progress_report&)> on_progress_;
+    std::function<void(const std::string&)> on_log_;
     std::atomic<std::size_t> done_{0}, computed_{0}, loaded_{0}, save_failures_{0};
     std::size_t flushed_ = 0;
 };

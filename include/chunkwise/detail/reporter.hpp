@@ -4,18 +4,43 @@
 #include <chunkwise/error.hpp>
 
 #include <fcntl.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <cerrno>
 #include <cstring>
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <utility>
+
+namespace chunkwise {
+
+/// One progress report of a production run, for run_options::on_progress.
+struct progress_report {
+    std::size_t done = 0;      ///< blocks finished so far (run or loaded from a checkpoint; all ranks)
+    std::size_t total = 0;     ///< blocks in the call
+    std::size_t computed = 0;  ///< of them, blocks run (not loaded)
+    double elapsed = 0;        ///< seconds since the run began
+    double rate = 0;           ///< blocks run per second
+    double eta = -1;           ///< seconds left at that rate; -1 when not yet known
+    bool final = false;        ///< the run's last report
+};
+
+}  // namespace chunkwise
 
 namespace chunkwise::detail {
+
+/// Columns of the terminal on `fd` (TIOCGWINSZ), 80 where it cannot tell.
+inline std::size_t terminal_columns(int fd) {
+    struct winsize w {};
+    if (::ioctl(fd, TIOCGWINSZ, &w) == 0 && w.ws_col > 0) return w.ws_col;
+    return 80;
+}
 
 inline std::string format_duration(double s) {
     if (s < 0 || s != s) return "?";
@@ -58,7 +83,14 @@ public:
         if (fd_ >= 0) ::close(fd_);
     }
 
-    [[nodiscard]] bool logging() const noexcept { return fd_ >= 0; }
+    /// Log lines also go to `log_to`, progress goes to `progress_to` instead of stderr (either may be empty).
+    void set_callbacks(std::function<void(const progress_report&)> progress_to,
+                       std::function<void(const std::string&)> log_to) {
+        on_progress_ = std::move(progress_to);
+        on_log_ = std::move(log_to);
+    }
+
+    [[nodiscard]] bool logging() const noexcept { return fd_ >= 0 || static_cast<bool>(on_log_); }
 
     /// Turns the progress line on or off (drawn only where show_progress was given).
     void set_progress(bool on) {
@@ -68,8 +100,13 @@ public:
 
     /// One log line: "TIME [rank R] TEXT".
     void line(const std::string& text) {
-        if (fd_ < 0) return;
+        if (fd_ < 0 && !on_log_) return;
         const std::string l = utc_now() + " [rank " + std::to_string(rank_) + "] " + text + "\n";
+        if (on_log_) {
+            std::lock_guard lock(log_mutex_);
+            on_log_(l.substr(0, l.size() - 1));
+        }
+        if (fd_ < 0) return;
         std::size_t done = 0;
         while (done < l.size()) {
             const ssize_t w = ::write(fd_, l.data() + done, l.size() - done);
@@ -85,7 +122,7 @@ public:
         std::lock_guard lock(mutex_);
         const double elapsed = std::chrono::duration<double>(clock_type::now() - start_).count();
         const bool due =
-            final || (tty_ ? elapsed - last_ >= 0.1
+            final || ((tty_ || on_progress_) ? elapsed - last_ >= 0.1
                            : (done * 10 / std::max<std::size_t>(total_, 1) > last_decile_ || elapsed - last_ >= 30));
         if (!due || (final && done == last_done_)) return;
         last_ = elapsed;
@@ -93,6 +130,11 @@ public:
         last_decile_ = done * 10 / std::max<std::size_t>(total_, 1);
         const double rate = elapsed > 0 ? static_cast<double>(computed) / elapsed : 0;
         const std::size_t left = total_ > done ? total_ - done : 0;
+        if (on_progress_) {
+            on_progress_(progress_report{done, total_, computed, elapsed, rate,
+                                         final ? 0.0 : (rate > 0 ? static_cast<double>(left) / rate : -1.0), final});
+            return;
+        }
         char buf[200];
         std::snprintf(
             buf, sizeof buf, "[chunkwise] %zu/%zu blocks %3.0f%%  %.2f blocks/s  elapsed %s  ETA %s", done, total_,
@@ -100,7 +142,11 @@ public:
             format_duration(elapsed).c_str(),
             final ? "0:00" : (rate > 0 ? format_duration(static_cast<double>(left) / rate) : std::string("?")).c_str());
         if (tty_) {
-            std::fprintf(stderr, "\r%-100s%s", buf, final ? "\n" : "");
+            // One terminal line: cut to the terminal's width, the rest of the old line cleared.
+            std::string text = buf;
+            const std::size_t columns = terminal_columns(2);
+            if (text.size() >= columns) text.resize(columns > 1 ? columns - 1 : 0);
+            std::fprintf(stderr, "\r%s\033[K%s", text.c_str(), final ? "\n" : "");
         } else {
             std::fprintf(stderr, "%s\n", buf);
         }
@@ -118,6 +164,9 @@ private:
     bool tty_ = false;
     int fd_ = -1;
     std::mutex mutex_;
+    std::mutex log_mutex_;
+    std::function<void(const progress_report&)> on_progress_;
+    std::function<void(const std::string&)> on_log_;
     double last_ = -1;
     std::size_t last_decile_ = 0;
     std::size_t last_done_ = static_cast<std::size_t>(-1);
