@@ -128,3 +128,12 @@ TEST_CASE("align near the top of size_t does not overflow", "[partition]") {
     REQUIRE(blocks.size() == 2);  // (2^64 - 2) rows are exactly two units of 2^63 - 1
     REQUIRE(blocks[0].end == big / 2);
 }
+
+TEST_CASE("items(begin, end) and designated initializers name a block without the field-order trap", "[partition]") {
+    STATIC_REQUIRE(chunkwise::items(2, 5) == block{0, 2, 5});
+    STATIC_REQUIRE(chunkwise::items(2, 5).size() == 3);
+    STATIC_REQUIRE(chunkwise::items(4, 4).size() == 0);
+    constexpr block named{.index = 1, .begin = 2, .end = 4};
+    STATIC_REQUIRE(named.index == 1 && named.begin == 2 && named.end == 4);
+    REQUIRE_THROWS_WITH(chunkwise::items(5, 2), Catch::Matchers::Contains("items(5, 2): begin is after end"));
+}

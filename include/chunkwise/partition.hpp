@@ -21,6 +21,19 @@ struct block {
     friend constexpr bool operator==(const block&, const block&) noexcept = default;
 };
 
+/// The block of items [begin, end), index 0: for reads and calls outside map_blocks, where the
+/// field order {index, begin, end} is a trap — `ds.read<float, 3>(chunkwise::items(0, 1))` reads
+/// frame 0, while `block{0, 1, 0}` is index 0, begin 1, end 0 (an error). Or name the fields:
+/// `block{.index = 0, .begin = 0, .end = 1}`.
+/// \throws std::invalid_argument if begin > end
+[[nodiscard]] constexpr block items(std::size_t begin, std::size_t end) {
+    if (begin > end) {
+        throw std::invalid_argument("[chunkwise.partition] items(" + std::to_string(begin) + ", " +
+                                    std::to_string(end) + "): begin is after end");
+    }
+    return block{0, begin, end};
+}
+
 /// Ask `partition` for this many balanced blocks (fewer when there are fewer items).
 struct parts {
     std::size_t count;
