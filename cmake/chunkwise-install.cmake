@@ -26,3 +26,55 @@ write_basic_package_version_file(
 install(FILES "${PROJECT_BINARY_DIR}/chunkwiseConfig.cmake" "${PROJECT_BINARY_DIR}/chunkwiseConfigVersion.cmake"
         DESTINATION "${CHUNKWISE_CMAKE_INSTALL_DIR}")
 install(FILES "${PROJECT_SOURCE_DIR}/LICENSE" DESTINATION "${CMAKE_INSTALL_DATADIR}/doc/chunkwise")
+
+# pkg-config files for users outside CMake (docs: README "Using it in your project"):
+#   chunkwise.pc (core), chunkwise-mpi.pc and chunkwise-hdf5.pc (components). Relocatable: the
+#   prefix is found from the .pc file's own folder. MPI: compile with the MPI compiler wrapper
+#   (mpicxx); the .pc adds Boost.MPI. HDF5: requires the HDF5 pkg-config module this build used.
+set(CHUNKWISE_PKGCONFIG_INSTALL_DIR "${CMAKE_INSTALL_DATADIR}/pkgconfig" CACHE STRING
+    "Where chunkwise's pkg-config files are installed, relative to the prefix")
+set(_pc_head "prefix=\${pcfiledir}/../..\nincludedir=\${prefix}/${CMAKE_INSTALL_INCLUDEDIR}\n\n")
+file(CONFIGURE OUTPUT "${PROJECT_BINARY_DIR}/pkgconfig/chunkwise.pc" @ONLY CONTENT
+"${_pc_head}Name: chunkwise
+Description: split-apply-combine over blocks on threads and MPI ranks (header-only C++20)
+Version: @PROJECT_VERSION@
+Cflags: -std=c++20 -pthread -I\${includedir}
+Libs: -pthread
+")
+set(_pc_files "${PROJECT_BINARY_DIR}/pkgconfig/chunkwise.pc")
+if("mpi" IN_LIST CHUNKWISE_COMPONENTS)
+  file(CONFIGURE OUTPUT "${PROJECT_BINARY_DIR}/pkgconfig/chunkwise-mpi.pc" @ONLY CONTENT
+"${_pc_head}Name: chunkwise-mpi
+Description: chunkwise's MPI component (mpi_policy, hybrid_policy; Boost.MPI); compile with mpicxx
+Version: @PROJECT_VERSION@
+Requires: chunkwise
+Libs: -lboost_mpi -lboost_serialization
+")
+  list(APPEND _pc_files "${PROJECT_BINARY_DIR}/pkgconfig/chunkwise-mpi.pc")
+endif()
+if("hdf5" IN_LIST CHUNKWISE_COMPONENTS)
+  set(_pc_requires "chunkwise ${CHUNKWISE_HDF5_PKG} zlib")
+  set(_pc_cflags "")
+  if(CHUNKWISE_HDF5_LIBDEFLATE)
+    string(APPEND _pc_requires " libdeflate")
+    string(APPEND _pc_cflags " -DCHUNKWISE_USE_LIBDEFLATE=1")
+  endif()
+  if(CHUNKWISE_HDF5_PKG MATCHES "openmpi")
+    string(APPEND _pc_cflags " -DCHUNKWISE_HDF5_PARALLEL=1")
+  endif()
+  get_target_property(_pc_xtensor_includes xtensor INTERFACE_INCLUDE_DIRECTORIES)
+  foreach(_dir IN LISTS _pc_xtensor_includes)
+    if(_dir AND NOT _dir MATCHES "^\\$<" AND NOT _dir STREQUAL "/usr/include")
+      string(APPEND _pc_cflags " -I${_dir}")
+    endif()
+  endforeach()
+  file(CONFIGURE OUTPUT "${PROJECT_BINARY_DIR}/pkgconfig/chunkwise-hdf5.pc" @ONLY CONTENT
+"${_pc_head}Name: chunkwise-hdf5
+Description: chunkwise's HDF5 component (h5::dataset, chunk-aligned reads; HDF5 @CHUNKWISE_HDF5_PKG@, xtensor)
+Version: @PROJECT_VERSION@
+Requires: ${_pc_requires}
+Cflags:${_pc_cflags}
+")
+  list(APPEND _pc_files "${PROJECT_BINARY_DIR}/pkgconfig/chunkwise-hdf5.pc")
+endif()
+install(FILES ${_pc_files} DESTINATION "${CHUNKWISE_PKGCONFIG_INSTALL_DIR}")
