@@ -38,6 +38,11 @@ echo
 echo "=== 08-trajectory-series: a trajectory in 20 files read as one dataset, only the selected atoms ==="
 "$bin/08-trajectory-series" --frames 2000 --atoms 20000 --files 20
 echo
+echo "=== 09-mpi-hdf5: MPI + HDF5 end to end: 2 ranks read their blocks of one file, write_blocks writes one result ==="
+ex09=$(mktemp -d)
+build/release/chunkwise-mpiexec 2 "$bin/09-mpi-hdf5" --file "$ex09/traj.h5" --out "$ex09/rmsd.h5" --frames 2000 --atoms 20000
+rm -rf "$ex09"
+echo
 echo "=== scaling: RMSD per frame of an H5MD trajectory (the MDAnalysis H5MD study), threads, then MPI ranks ==="
 bench=build/release/benchmarks/chunkwise-bench
 results=build/release/scaling

@@ -1,0 +1,124 @@
+// 09: a complete MPI + HDF5 program, the MDAnalysis H5MD study's pattern end to end: every rank
+// opens the same HDF5 trajectory itself, reads its own chunk-aligned blocks (only the selected
+// atoms), computes the RMSD per frame to frame 0, and the per-frame values are written into one
+// dataset of a results file by h5::write_blocks; rank 0 prints where the time went. On a cluster
+// run it with examples/slurm/09-mpi-hdf5.sbatch.
+//
+//   mpiexec -n 4 09-mpi-hdf5 [--file TRAJ.h5] [--out RESULTS.h5] [--threads N]
+//                            [--frames N --atoms N]   (used only to generate TRAJ.h5 when missing)
+//
+// --threads > 1 runs hybrid_policy (threads inside each rank); the default is mpi_policy.
+#include "trajectory.hpp"
+
+#include <chunkwise/chunkwise.hpp>
+#include <chunkwise/hdf5.hpp>
+#include <chunkwise/mpi.hpp>
+
+#include <boost/mpi/collectives.hpp>
+#include <boost/mpi/environment.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace h5 = chunkwise::h5;
+const std::string positions = "/particles/all/position/value";
+
+std::string option(int argc, char** argv, const char* name, std::string fallback) {
+    for (int i = 1; i + 1 < argc; ++i) {
+        if (std::string(argv[i]) == name) return argv[i + 1];
+    }
+    return fallback;
+}
+
+// The analysis, the same under any policy.
+template <class Policy>
+int analyse(Policy& policy, const std::string& file, const std::string& out) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const h5::dataset ds(file, positions);  // every rank opens the file itself, read-only
+    const std::size_t frames = ds.shape()[0], atoms = ds.shape()[1];
+    std::vector<std::size_t> selection;  // every 16th atom of the first half (the protein's C-alpha atoms, say)
+    for (std::size_t a = 0; a < std::max<std::size_t>(atoms / 2, 1); a += 16) selection.push_back(a);
+    const h5::indices sel{1, selection};
+    const auto ref = ds.read<float, 3>(chunkwise::items(0, 1), sel);
+    // Blocks of about 8 MiB (docs/hdf5.md), but at least 4 per worker so that every worker has some.
+    auto blocks = h5::partition(ds, h5::default_block_bytes);
+    if (blocks.size() < 4 * policy.workers()) blocks = h5::partition(ds, chunkwise::parts{4 * policy.workers()});
+
+    auto partial = chunkwise::map_blocks(policy, blocks, [&](const chunkwise::block& b) {
+        const auto x = ds.read<float, 3>(b, sel);
+        std::vector<double> rmsd(b.size());
+        for (std::size_t f = 0; f < b.size(); ++f)
+            rmsd[f] = example::rmsd(x.data() + f * selection.size() * 3, ref.data(), selection.size());
+        return rmsd;
+    });
+    const chunkwise::run_stats stats = partial.stats();
+    std::error_code ec;
+    if (policy.is_root()) std::filesystem::remove(out, ec);
+    h5::write_blocks(policy, out, "/rmsd", std::move(partial));  // collective: every rank returns once written
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+    const auto all = chunkwise::gather_stats(policy, stats);
+    if (!policy.is_root()) return 0;
+    const chunkwise::run_summary s = chunkwise::summarize(all);
+    const auto rmsd = h5::dataset(out, "/rmsd").read<double, 1>(chunkwise::items(0, frames));
+    std::printf("%s: %zu frames x %zu atoms, RMSD of %zu atoms per frame, %zu blocks on %zu ranks x %zu workers\n",
+                file.c_str(), frames, atoms, selection.size(), blocks.size(), s.ranks, s.workers / s.ranks);
+    std::printf("wrote %s:/rmsd (%zu values; rmsd[%zu] = %.6f) in %.3f s\n", out.c_str(), rmsd.size(), frames - 1,
+                rmsd(frames - 1), seconds);
+    std::printf("time over all workers: read %.3f s, compute %.3f s, wait %.3f s, combine %.3f s; imbalance %.2f "
+                "(slowest: rank %d)\n",
+                s.total_read, s.total_compute, s.total_wait, s.total_combine, s.imbalance, s.slowest_rank);
+    return rmsd.size() == frames ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    boost::mpi::environment env(argc, argv, boost::mpi::threading::funneled);
+    chunkwise::mpi_policy mpi;
+    const std::string file = option(argc, argv, "--file", "chunkwise-example-09.h5");
+    const std::string out = option(argc, argv, "--out", "chunkwise-example-09-rmsd.h5");
+    const std::size_t threads = example::arg(argc, argv, "--threads", 1);
+    try {
+        // Generate the trajectory once (rank 0) when it is missing; the others wait for it.
+        int problem = 0;
+        if (mpi.is_root() && !std::filesystem::exists(file)) {
+            const std::size_t frames = example::arg(argc, argv, "--frames", 2000);
+            const std::size_t atoms = example::arg(argc, argv, "--atoms", 5000);
+            if (frames == 0 || atoms == 0) {
+                std::fprintf(stderr, "09-mpi-hdf5: --frames and --atoms must be positive\n");
+                problem = 2;
+            } else try {
+                const example::trajectory t = example::make_trajectory(frames, atoms);
+                xt::xtensor<float, 3> xyz = xt::xtensor<float, 3>::from_shape({frames, atoms, 3});
+                std::copy(t.xyz.begin(), t.xyz.end(), xyz.data());
+                h5::write_options opt;
+                opt.chunk = {std::min<std::size_t>(frames, 10), std::min<std::size_t>(atoms, 1024), 3};
+                opt.deflate = 1;
+                opt.shuffle = true;
+                h5::write(file, positions, xyz, opt);
+                std::printf("generated %s (%zu frames x %zu atoms)\n", file.c_str(), frames, atoms);
+            } catch (const std::exception& e) {  // told to every rank below, so none waits forever
+                std::fprintf(stderr, "09-mpi-hdf5: generating %s failed: %s\n", file.c_str(), e.what());
+                problem = 1;
+            }
+        }
+        boost::mpi::broadcast(mpi.communicator(), problem, 0);
+        if (problem != 0) return problem;
+        if (threads > 1) {
+            chunkwise::hybrid_policy hybrid({}, threads);
+            return analyse(hybrid, file, out);
+        }
+        return analyse(mpi, file, out);
+    } catch (const std::exception& e) {
+        // h5::error, block_error: every rank throws the same one (collectives agree first).
+        std::fprintf(stderr, "09-mpi-hdf5 (rank %d): %s\n", mpi.rank(), e.what());
+        return 1;
+    }
+}
