@@ -58,7 +58,7 @@ class handle {
 public:
     using closer = herr_t (*)(hid_t);
     handle() = default;
-    handle(hid_t id, closer close) noexcept : id_(id), close_(close) {}
+    handle(hid_t id, closer close_with) noexcept : id_(id), close_(close_with) {}
     handle(const handle&) = delete;
     handle& operator=(const handle&) = delete;
     handle(handle&& o) noexcept : id_(std::exchange(o.id_, H5I_INVALID_HID)), close_(o.close_) {}
