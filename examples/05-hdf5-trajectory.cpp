@@ -41,9 +41,6 @@ std::vector<std::size_t> h5py_auto_chunk(std::vector<std::size_t> shape, std::si
     return {chunks.begin(), chunks.end()};
 }
 
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
 
 // RMSD of every frame to `ref`, reading `ds` one frame at a time or one block at a time.
 std::vector<double> rmsd_all(chunkwise::thread_policy& pool, const chunkwise::h5::dataset& ds,
@@ -86,10 +83,7 @@ int main(int argc, char** argv) {
     const std::size_t frames = example::arg(argc, argv, "--frames", 20000);
     const std::size_t atoms = example::arg(argc, argv, "--atoms", 1000);
     const std::size_t threads = example::arg(argc, argv, "--threads", chunkwise::thread_policy::default_workers());
-    std::string dir = std::filesystem::temp_directory_path().string();
-    for (int i = 1; i + 1 < argc; ++i) {
-        if (std::string(argv[i]) == "--dir") dir = argv[i + 1];
-    }
+    const std::string dir = example::text_arg(argc, argv, "--dir", std::filesystem::temp_directory_path().string());
     if (frames == 0 || atoms == 0 || threads == 0) {
         std::fprintf(stderr, "05-hdf5-trajectory: --frames, --atoms and --threads must be positive\n");
         return 2;
@@ -120,12 +114,12 @@ int main(int argc, char** argv) {
             print_layout(chunkwise::h5::analyze_layout(ds));
             auto t0 = std::chrono::steady_clock::now();
             by_frame = rmsd_all(pool, ds, ref, true, stats);
-            t_frame = seconds_since(t0);
+            t_frame = example::seconds_since(t0);
             std::printf("  frame by frame:          %7.3f s  (read %.3f s of %.3f s busy)\n", t_frame,
                         stats.total(&chunkwise::worker_stats::read), stats.total(&chunkwise::worker_stats::busy));
             t0 = std::chrono::steady_clock::now();
             by_block = rmsd_all(pool, ds, ref, false, stats);
-            t_block = seconds_since(t0);
+            t_block = example::seconds_since(t0);
             std::printf("  chunk-aligned blocks:    %7.3f s  (read %.3f s of %.3f s busy)\n", t_block,
                         stats.total(&chunkwise::worker_stats::read), stats.total(&chunkwise::worker_stats::busy));
 
@@ -134,14 +128,14 @@ int main(int argc, char** argv) {
             example::rechunk_options ro;
             ro.threads = threads;
             (void)example::rechunk<float>(ds, row_file, "/particles/all/position/value", ro);
-            t_rechunk = seconds_since(t0);
+            t_rechunk = example::seconds_since(t0);
         }
         const chunkwise::h5::dataset rows(row_file, "/particles/all/position/value");
         std::printf("\nrechunked to (1, %zu, 3) in %.3f s:\n", atoms, t_rechunk);
         print_layout(chunkwise::h5::analyze_layout(rows));
         const auto t0 = std::chrono::steady_clock::now();
         after = rmsd_all(pool, rows, ref, true, stats);
-        t_after = seconds_since(t0);
+        t_after = example::seconds_since(t0);
         std::printf("  frame by frame:          %7.3f s  (read %.3f s of %.3f s busy)\n", t_after,
                     stats.total(&chunkwise::worker_stats::read), stats.total(&chunkwise::worker_stats::busy));
 
@@ -151,9 +145,7 @@ int main(int argc, char** argv) {
             t_frame / t_after, t_frame / t_block);
         std::printf("rmsd[%zu] = %.6f; all three agree to the bit: %s (%zu threads)\n", frames - 1, by_frame.back(),
                     same ? "yes" : "NO", threads);
-        bool keep = false;
-        for (int i = 1; i < argc; ++i) keep = keep || std::string(argv[i]) == "--keep";
-        if (!keep) {
+        if (!example::flag(argc, argv, "--keep")) {
             std::filesystem::remove(auto_file);
             std::filesystem::remove(row_file);
         }

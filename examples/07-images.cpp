@@ -47,21 +47,14 @@ histogram combine(const std::vector<histogram>& parts) {
     return all;
 }
 
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
 
 }  // namespace
 
 int main(int argc, char** argv) {
     const std::size_t count = example::arg(argc, argv, "--images", 4000);
     const std::size_t threads = example::arg(argc, argv, "--threads", chunkwise::thread_policy::default_workers());
-    fs::path dir = fs::temp_directory_path() / "chunkwise-example-images";
-    bool keep = false;
-    for (int i = 1; i < argc; ++i) {
-        if (std::string(argv[i]) == "--dir" && i + 1 < argc) dir = argv[i + 1];
-        keep = keep || std::string(argv[i]) == "--keep";
-    }
+    const fs::path dir = example::text_arg(argc, argv, "--dir", (fs::temp_directory_path() / "chunkwise-example-images").string());
+    const bool keep = example::flag(argc, argv, "--keep");
     if (count == 0 || threads == 0) {
         std::fprintf(stderr, "07-images: --images and --threads must be positive\n");
         return 2;
@@ -86,7 +79,7 @@ int main(int argc, char** argv) {
         auto t0 = std::chrono::steady_clock::now();
         h5::write_ragged(packed, "images", images);
         h5::write(packed, "labels", label);
-        const double t_write = seconds_since(t0);
+        const double t_write = example::seconds_since(t0);
         std::printf("%zu images, %.1f MiB: %zu files of one image each, or one HDF5 file of %.1f MiB (written in %.3f s)\n",
                     count, double(images.values().size()) / (1 << 20), count + 1, double(fs::file_size(packed)) / (1 << 20),
                     t_write);
@@ -108,7 +101,7 @@ int main(int argc, char** argv) {
             }
             return h;
         })));
-        const double t_loose = seconds_since(t0);
+        const double t_loose = example::seconds_since(t0);
 
         // 3. One HDF5 file: each block reads its records and their labels.
         t0 = std::chrono::steady_clock::now();
@@ -123,7 +116,7 @@ int main(int argc, char** argv) {
         });
         stats = partial.stats();
         const histogram from_hdf5 = combine(chunkwise::gather(pool, std::move(partial)));
-        const double t_packed = seconds_since(t0);
+        const double t_packed = example::seconds_since(t0);
 
         std::printf("  one file per image: %7.3f s\n", t_loose);
         std::printf("  one HDF5 file:      %7.3f s  (read %.3f s of %.3f s busy)\n", t_packed,

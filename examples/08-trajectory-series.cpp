@@ -25,9 +25,6 @@ namespace fs = std::filesystem;
 namespace h5 = chunkwise::h5;
 const std::string path = "/particles/all/position/value";
 
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
 
 // RMSD per frame of the selected atoms to frame 0's, reading the selection, or whole frames
 // and picking the selection out of them. Source: an h5::dataset or an h5::dataset_series.
@@ -66,12 +63,8 @@ int main(int argc, char** argv) {
     const std::size_t atoms = example::arg(argc, argv, "--atoms", 20000);
     const std::size_t files = example::arg(argc, argv, "--files", 20);
     const std::size_t threads = example::arg(argc, argv, "--threads", chunkwise::thread_policy::default_workers());
-    fs::path dir = fs::temp_directory_path() / "chunkwise-example-series";
-    bool keep = false;
-    for (int i = 1; i < argc; ++i) {
-        if (std::string(argv[i]) == "--dir" && i + 1 < argc) dir = argv[i + 1];
-        keep = keep || std::string(argv[i]) == "--keep";
-    }
+    const fs::path dir = example::text_arg(argc, argv, "--dir", (fs::temp_directory_path() / "chunkwise-example-series").string());
+    const bool keep = example::flag(argc, argv, "--keep");
     if (frames < files || atoms < 32 || files == 0 || threads == 0) {
         std::fprintf(stderr, "08-trajectory-series: need --frames >= --files >= 1, --atoms >= 32, --threads >= 1\n");
         return 2;
@@ -128,7 +121,7 @@ int main(int argc, char** argv) {
             for (int pass = 0; pass < 2; ++pass) {
                 const auto t0 = std::chrono::steady_clock::now();
                 auto r = rmsd_of(pool, source, selection, whole_frames, stats);
-                const double s = seconds_since(t0);
+                const double s = example::seconds_since(t0);
                 if (s < best.seconds) best = {what, std::move(r), s, stats.total(&chunkwise::worker_stats::read)};
             }
             runs.push_back(std::move(best));

@@ -29,13 +29,6 @@ namespace {
 namespace h5 = chunkwise::h5;
 const std::string positions = "/particles/all/position/value";
 
-std::string option(int argc, char** argv, const char* name, std::string fallback) {
-    for (int i = 1; i + 1 < argc; ++i) {
-        if (std::string(argv[i]) == name) return argv[i + 1];
-    }
-    return fallback;
-}
-
 // The analysis, the same under any policy.
 template <class Policy>
 int analyse(Policy& policy, const std::string& file, const std::string& out) {
@@ -82,8 +75,8 @@ int analyse(Policy& policy, const std::string& file, const std::string& out) {
 int main(int argc, char** argv) {
     boost::mpi::environment env(argc, argv, boost::mpi::threading::funneled);
     chunkwise::mpi_policy mpi;
-    const std::string file = option(argc, argv, "--file", "chunkwise-example-09.h5");
-    const std::string out = option(argc, argv, "--out", "chunkwise-example-09-rmsd.h5");
+    const std::string file = example::text_arg(argc, argv, "--file", "chunkwise-example-09.h5");
+    const std::string out = example::text_arg(argc, argv, "--out", "chunkwise-example-09-rmsd.h5");
     const std::size_t threads = example::arg(argc, argv, "--threads", 1);
     try {
         // Generate the trajectory once (rank 0) when it is missing; the others wait for it.

@@ -1,10 +1,12 @@
 #pragma once
-// Shared by the trajectory examples: a generated trajectory, RMSD per frame, argument parsing.
+// Shared by the examples: a generated trajectory, RMSD per frame, argument parsing, timing.
+#include <chrono>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 #include <vector>
 
 namespace example {
@@ -64,6 +66,26 @@ inline std::size_t arg(int argc, char** argv, const char* name, std::size_t fall
         if (std::strcmp(argv[i], name) == 0) return std::strtoull(argv[i + 1], nullptr, 10);
     }
     return fallback;
+}
+
+// The text after option `name`, or fallback.
+inline std::string text_arg(int argc, char** argv, const char* name, std::string fallback) {
+    for (int i = 1; i + 1 < argc; ++i) {
+        if (std::strcmp(argv[i], name) == 0) return argv[i + 1];
+    }
+    return fallback;
+}
+
+// True when the flag `name` is given.
+inline bool flag(int argc, char** argv, const char* name) {
+    for (int i = 1; i < argc; ++i) {
+        if (std::strcmp(argv[i], name) == 0) return true;
+    }
+    return false;
+}
+
+inline double seconds_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
 }  // namespace example

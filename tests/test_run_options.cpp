@@ -40,6 +40,20 @@ namespace {
 using test::read_text;
 using test::scratch;
 using test::value_of;
+
+// What `f` writes to stderr (fd 2 redirected to a file in `dir`: not a terminal).
+template <class F>
+std::string stderr_of(const fs::path& dir, F&& f) {
+    const int saved = ::dup(2);
+    const int fd = ::open((dir / "err.txt").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ::dup2(fd, 2);
+    f();
+    std::fflush(stderr);
+    ::dup2(saved, 2);
+    ::close(fd);
+    ::close(saved);
+    return read_text(dir / "err.txt");
+}
 // A user type with its own checkpoint_traits.
 struct summary {
     double mean = 0;
@@ -458,25 +472,19 @@ TEST_CASE("log: timestamped start and end of every block, failures, notes, check
 
 TEST_CASE("progress: done/total, rate and ETA on stderr", "[run_options][progress]") {
     const auto dir = scratch("progress");
-    // Capture stderr in a file (not a terminal: periodic lines).
-    const int saved = ::dup(2);
-    const int fd = ::open((dir / "err.txt").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    ::dup2(fd, 2);
     chunkwise::thread_policy pool(2);
     chunkwise::run_options opt;
     opt.progress = true;
-    (void)chunkwise::map_blocks(
-        pool, chunkwise::partition(20, parts{20}),
-        [](const block& b) {
-            std::this_thread::sleep_for(std::chrono::milliseconds(2));
-            return b.size();
-        },
-        opt);
-    std::fflush(stderr);
-    ::dup2(saved, 2);
-    ::close(fd);
-    ::close(saved);
-    const std::string err = read_text(dir / "err.txt");
+    // stderr is a file here (not a terminal: periodic lines).
+    const std::string err = stderr_of(dir, [&] {
+        (void)chunkwise::map_blocks(
+            pool, chunkwise::partition(20, parts{20}),
+            [](const block& b) {
+                std::this_thread::sleep_for(std::chrono::milliseconds(2));
+                return b.size();
+            },
+            opt);
+    });
     INFO(err);
     REQUIRE(std::regex_search(
         err,
@@ -561,23 +569,18 @@ TEST_CASE("on_progress and on_log route progress and log lines to the user's own
         }
         inside.fetch_sub(1);
     };
-    // Capture stderr: with on_progress nothing is drawn there.
-    const int saved = ::dup(2);
-    const int fd = ::open((dir / "err.txt").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    ::dup2(fd, 2);
-    (void)chunkwise::map_blocks(
-        pool, chunkwise::partition(40, parts{40}),
-        [](const block& b) {
-            std::this_thread::sleep_for(std::chrono::milliseconds(8));
-            if (b.index == 7) chunkwise::log_note("seven");
-            return b.size();
-        },
-        opt);
-    std::fflush(stderr);
-    ::dup2(saved, 2);
-    ::close(fd);
-    ::close(saved);
-    REQUIRE(read_text(dir / "err.txt").empty());
+    // With on_progress nothing is drawn on stderr.
+    const std::string err = stderr_of(dir, [&] {
+        (void)chunkwise::map_blocks(
+            pool, chunkwise::partition(40, parts{40}),
+            [](const block& b) {
+                std::this_thread::sleep_for(std::chrono::milliseconds(8));
+                if (b.index == 7) chunkwise::log_note("seven");
+                return b.size();
+            },
+            opt);
+    });
+    REQUIRE(err.empty());
     REQUIRE(!reports.empty());
     REQUIRE(reports.back().final);
     REQUIRE(reports.back().done == 40);

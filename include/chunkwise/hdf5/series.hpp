@@ -262,19 +262,8 @@ private:
     }
 
     void check_selection(const indices& sel) const {
-        const std::size_t n = rank();
-        if (sel.axis == 0 || sel.axis >= n) {
-            fail("indices on axis " + std::to_string(sel.axis) + ": the series has rank " + std::to_string(n) +
-                 " (shape " + detail::shape_text(s_->shape) + "); indices select on axes 1 to " +
-                 std::to_string(n - 1) + " (axis 0 holds the rows)");
-        }
-        for (std::size_t j = 0; j < sel.idx.size(); ++j) {
-            if (sel.idx[j] >= s_->shape[sel.axis]) {
-                fail("index " + std::to_string(sel.idx[j]) + " (position " + std::to_string(j) +
-                     " of the indices) is outside axis " + std::to_string(sel.axis) + " of extent " +
-                     std::to_string(s_->shape[sel.axis]));
-            }
-        }
+        if (std::string problem = detail::selection_problem(s_->shape, sel.axis, sel.idx, "series"); !problem.empty())
+            fail(problem);
     }
 
     template <class T>

@@ -65,18 +65,9 @@ inline void complete_options(write_options& opt, const std::vector<std::size_t>&
         opt.chunk[d] = std::max<std::size_t>(opt.chunk[d], 1);
         // HDF5 refuses chunks larger than a fixed-size dataset (with an unhelpful message).
         if (opt.chunk[d] > std::max<std::size_t>(shape[d], 1)) {
-            std::string chunk = "(", array = "(";
-            for (std::size_t i = 0; i < shape.size(); ++i) {
-                if (i > 0) {
-                    chunk.append(", ");
-                    array.append(", ");
-                }
-                chunk.append(std::to_string(opt.chunk[i]));
-                array.append(std::to_string(shape[i]));
-            }
             throw error(file, path,
-                        "write: the chunk shape " + chunk + ") is larger than the array " + array + ") on axis " +
-                            std::to_string(d) + "; use a chunk no larger than the array");
+                        "write: the chunk shape " + shape_text(opt.chunk) + " is larger than the array " +
+                            shape_text(shape) + " on axis " + std::to_string(d) + "; use a chunk no larger than the array");
         }
     }
 }

@@ -5,11 +5,24 @@
 // HDF5's error stack, for h5::error; and handles that close their hid_t under that mutex.
 #include <hdf5.h>
 
+#include <cstddef>
 #include <mutex>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace chunkwise::h5::detail {
+
+/// "(a, b, c)": a shape, or a chunk's coordinates, in messages.
+inline std::string box_text(const std::size_t* v, std::size_t n) {
+    std::string t = "(";
+    for (std::size_t d = 0; d < n; ++d) {
+        if (d > 0) t.append(", ");  // appended piecewise: g++ 12 -O3 warns (-Wrestrict) on "x" + string
+        t.append(std::to_string(v[d]));
+    }
+    return t.append(")");
+}
+inline std::string shape_text(const std::vector<std::size_t>& v) { return box_text(v.data(), v.size()); }
 
 inline std::recursive_mutex& library_mutex() {
     static std::recursive_mutex m;

@@ -17,20 +17,29 @@
 
 namespace chunkwise::h5::detail {
 
-/// Checks an index selection against the dataset: axis in [1, rank), every index inside it.
-inline void check_selection(const dataset_state& s, std::size_t axis, const std::vector<std::size_t>& idx) {
-    const std::size_t n = s.dims.size();
+/// Why an index selection does not fit `dims` ("" when it does): the axis must be in [1, rank),
+/// every index inside it. `what` names the data in the message ("dataset", "series").
+inline std::string selection_problem(const std::vector<std::size_t>& dims, std::size_t axis,
+                                     const std::vector<std::size_t>& idx, const char* what) {
+    const std::size_t n = dims.size();
     if (axis == 0 || axis >= n) {
-        s.fail("indices on axis " + std::to_string(axis) + ": the dataset has rank " + std::to_string(n) + " (shape " +
-               shape_text(s.dims) + "); indices select on axes 1 to " + std::to_string(n - 1) +
-               " (axis 0 holds the rows)");
+        return "indices on axis " + std::to_string(axis) + ": the " + what + " has rank " + std::to_string(n) +
+               " (shape " + shape_text(dims) + "); indices select on axes 1 to " + std::to_string(n - 1) +
+               " (axis 0 holds the rows)";
     }
     for (std::size_t j = 0; j < idx.size(); ++j) {
-        if (idx[j] >= s.dims[axis]) {
-            s.fail("index " + std::to_string(idx[j]) + " (position " + std::to_string(j) + " of the indices) is outside axis " +
-                   std::to_string(axis) + " of extent " + std::to_string(s.dims[axis]));
+        if (idx[j] >= dims[axis]) {
+            return "index " + std::to_string(idx[j]) + " (position " + std::to_string(j) +
+                   " of the indices) is outside axis " + std::to_string(axis) + " of extent " +
+                   std::to_string(dims[axis]);
         }
     }
+    return {};
+}
+
+/// h5::error when the selection does not fit the dataset.
+inline void check_selection(const dataset_state& s, std::size_t axis, const std::vector<std::size_t>& idx) {
+    if (std::string problem = selection_problem(s.dims, axis, idx, "dataset"); !problem.empty()) s.fail(problem);
 }
 
 /// Values of rows [row_begin, row_end) of axis 0 and, on `axis`, of the indices idx (in their

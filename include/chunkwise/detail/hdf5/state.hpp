@@ -54,13 +54,6 @@ struct chunk_location {
     std::uint64_t size = 0;
 };
 
-/// "(a, b, c)": a shape, or a chunk's coordinates, in messages.
-inline std::string box_text(const std::size_t* v, std::size_t n) {
-    std::string t = "(";
-    for (std::size_t d = 0; d < n; ++d) t += (d ? ", " : "") + std::to_string(v[d]);
-    return t + ")";
-}
-inline std::string shape_text(const std::vector<std::size_t>& v) { return box_text(v.data(), v.size()); }
 
 inline std::string join(const std::vector<std::string>& parts) {
     std::string s;
