@@ -62,10 +62,14 @@ TEMPLATE_TEST_CASE("map_blocks takes any random-access sized range", "[map_block
         chunkwise::gather(policy, chunkwise::map_blocks(policy, names, [](const std::string& s) { return s.size(); }));
     REQUIRE(lengths == std::vector<std::size_t>{5, 4, 5, 5});
 
+#if !defined(__clang__) || __clang_major__ >= 16 || defined(_LIBCPP_VERSION)
+    // clang 14 cannot compile libstdc++ 12's iota_view (docs/guide.md says so); newer clangs are
+    // not tried here, so only clang 16 on is trusted with it.
     auto squares =
         chunkwise::gather(policy, chunkwise::map_blocks(policy, std::views::iota(0, 50), [](int i) { return i * i; }));
     REQUIRE(squares.size() == 50);
     REQUIRE(squares[49] == 49 * 49);
+#endif
 
     const auto blocks = chunkwise::partition(30, parts{4});
     std::span<const block> view(blocks);

@@ -72,7 +72,7 @@ inline void merge_exec(exec_result& total, exec_result&& part) {
 /// The shared block counter of the dynamic schedule: one uint64 in rank 0's memory.
 class block_counter {
 public:
-    explicit block_counter(const boost::mpi::communicator& comm) : comm_(comm) {
+    explicit block_counter(const boost::mpi::communicator& comm) {
         const MPI_Aint bytes = comm.rank() == 0 ? static_cast<MPI_Aint>(sizeof(std::uint64_t)) : 0;
         check_mpi(MPI_Win_allocate(bytes, sizeof(std::uint64_t), MPI_INFO_NULL, comm, &base_, &win_),
                   "MPI_Win_allocate");
@@ -107,7 +107,6 @@ public:
     }
 
 private:
-    const boost::mpi::communicator& comm_;
     std::uint64_t* base_ = nullptr;
     MPI_Win win_ = MPI_WIN_NULL;
 };

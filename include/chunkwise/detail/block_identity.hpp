@@ -26,8 +26,8 @@
 namespace chunkwise::detail {
 
 inline std::uint64_t fnv1a(std::string_view a, std::uint64_t h = 14695981039346656037ull) {
-    for (unsigned char c : a) {
-        h ^= c;
+    for (char c : a) {
+        h ^= static_cast<unsigned char>(c);
         h *= 1099511628211ull;
     }
     return h;

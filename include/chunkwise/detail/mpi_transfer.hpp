@@ -131,7 +131,7 @@ inline void check_mpi(int rc, const char* what) {
         char text[MPI_MAX_ERROR_STRING];
         int len = 0;
         MPI_Error_string(rc, text, &len);
-        throw std::runtime_error(std::string("[chunkwise.mpi] ") + what + " failed: " + std::string(text, len));
+        throw std::runtime_error(std::string("[chunkwise.mpi] ") + what + " failed: " + std::string(text, static_cast<std::size_t>(len)));
     }
 }
 
