@@ -13,6 +13,9 @@ foreach(_comp IN LISTS CHUNKWISE_COMPONENTS)
   install(EXPORT chunkwise_${_comp}Targets NAMESPACE chunkwise:: DESTINATION "${CHUNKWISE_CMAKE_INSTALL_DIR}")
   install(FILES "${PROJECT_BINARY_DIR}/chunkwise-${_comp}-deps.cmake" DESTINATION "${CHUNKWISE_CMAKE_INSTALL_DIR}")
 endforeach()
+if("hdf5" IN_LIST CHUNKWISE_COMPONENTS)
+  install(FILES "${PROJECT_SOURCE_DIR}/cmake/chunkwise-find-hdf5.cmake" DESTINATION "${CHUNKWISE_CMAKE_INSTALL_DIR}")
+endif()
 
 configure_package_config_file(
   "${PROJECT_SOURCE_DIR}/cmake/chunkwiseConfig.cmake.in"
@@ -30,7 +33,8 @@ install(FILES "${PROJECT_SOURCE_DIR}/LICENSE" DESTINATION "${CMAKE_INSTALL_DATAD
 # pkg-config files for users outside CMake (docs: README "Using it in your project"):
 #   chunkwise.pc (core), chunkwise-mpi.pc and chunkwise-hdf5.pc (components). Relocatable: the
 #   prefix is found from the .pc file's own folder. MPI: compile with the MPI compiler wrapper
-#   (mpicxx); the .pc adds Boost.MPI. HDF5: requires the HDF5 pkg-config module this build used.
+#   (mpicxx); the .pc adds Boost.MPI. HDF5: requires the HDF5 pkg-config module this build used,
+#   or names the header folder and library it found by path (HDF5_ROOT).
 set(CHUNKWISE_PKGCONFIG_INSTALL_DIR "${CMAKE_INSTALL_DATADIR}/pkgconfig" CACHE STRING
     "Where chunkwise's pkg-config files are installed, relative to the prefix")
 set(_pc_head "prefix=\${pcfiledir}/../..\nincludedir=\${prefix}/${CMAKE_INSTALL_INCLUDEDIR}\n\n")
@@ -55,12 +59,19 @@ endif()
 if("hdf5" IN_LIST CHUNKWISE_COMPONENTS)
   set(_pc_requires "chunkwise ${CHUNKWISE_HDF5_PKG} zlib")
   set(_pc_cflags "")
-  if(CHUNKWISE_HDF5_LIBDEFLATE)
-    string(APPEND _pc_requires " libdeflate")
-    string(APPEND _pc_cflags " -DCHUNKWISE_USE_LIBDEFLATE=1")
+  set(_pc_libs "")
+  if(CHUNKWISE_HDF5_PKG STREQUAL "")
+    string(APPEND _pc_cflags " -I${CHUNKWISE_HDF5_INCLUDE_DIR}")
+    string(APPEND _pc_libs " ${CHUNKWISE_HDF5_LIBRARY}")
   endif()
-  if(CHUNKWISE_HDF5_PKG MATCHES "openmpi")
-    string(APPEND _pc_cflags " -DCHUNKWISE_HDF5_PARALLEL=1")
+  if(CHUNKWISE_HDF5_LIBDEFLATE)
+    string(APPEND _pc_cflags " -DCHUNKWISE_USE_LIBDEFLATE=1")
+    if(TARGET PkgConfig::CHUNKWISE_LIBDEFLATE)
+      string(APPEND _pc_requires " libdeflate")
+    else()
+      get_target_property(_pc_deflate chunkwise::libdeflate INTERFACE_LINK_LIBRARIES)
+      string(APPEND _pc_libs " ${_pc_deflate}")
+    endif()
   endif()
   get_target_property(_pc_xtensor_includes xtensor INTERFACE_INCLUDE_DIRECTORIES)
   foreach(_dir IN LISTS _pc_xtensor_includes)
@@ -70,10 +81,11 @@ if("hdf5" IN_LIST CHUNKWISE_COMPONENTS)
   endforeach()
   file(CONFIGURE OUTPUT "${PROJECT_BINARY_DIR}/pkgconfig/chunkwise-hdf5.pc" @ONLY CONTENT
 "${_pc_head}Name: chunkwise-hdf5
-Description: chunkwise's HDF5 component (h5::dataset, chunk-aligned reads; HDF5 @CHUNKWISE_HDF5_PKG@, xtensor)
+Description: chunkwise's HDF5 component (h5::dataset, chunk-aligned reads; @CHUNKWISE_HDF5_HOW@, xtensor)
 Version: @PROJECT_VERSION@
 Requires: ${_pc_requires}
 Cflags:${_pc_cflags}
+Libs:${_pc_libs}
 ")
   list(APPEND _pc_files "${PROJECT_BINARY_DIR}/pkgconfig/chunkwise-hdf5.pc")
 endif()

@@ -11,11 +11,17 @@
 #include <chunkwise/hdf5/ragged.hpp>
 #include <chunkwise/partial_results.hpp>
 #include <chunkwise/policy.hpp>
-#if defined(CHUNKWISE_HDF5_PARALLEL)
-#include <chunkwise/detail/hdf5/write_mpio.hpp>
-#endif
 
 #include <hdf5.h>
+
+// A parallel build of HDF5 (its H5pubconf.h defines H5_HAVE_PARALLEL) switches on collective
+// MPI-IO writes from distributed policies; CHUNKWISE_HDF5_PARALLEL=0 keeps the gather-to-root path.
+#if !defined(CHUNKWISE_HDF5_PARALLEL) && defined(H5_HAVE_PARALLEL)
+#define CHUNKWISE_HDF5_PARALLEL 1
+#endif
+#if defined(CHUNKWISE_HDF5_PARALLEL) && CHUNKWISE_HDF5_PARALLEL
+#include <chunkwise/detail/hdf5/write_mpio.hpp>
+#endif
 
 #include <algorithm>
 #include <cstddef>
@@ -143,7 +149,7 @@ void write_ragged(const std::filesystem::path& file, const std::string& path, co
 /// but the first. Blocks that failed under on_error::collect are left out. Without MPI the
 /// calling process writes. Under MPI it is collective (every rank passes the same file, path and
 /// options) and every rank returns once the dataset is written, or throws the same h5::error:
-/// with the parallel HDF5 build (CMake: CHUNKWISE_HDF5_FLAVOR=openmpi) every rank writes its own
+/// with a parallel build of HDF5 (H5_HAVE_PARALLEL; Debian: CHUNKWISE_HDF5_FLAVOR=openmpi) every rank writes its own
 /// blocks through MPI-IO in one collective call, after the ranks have agreed that every rank's
 /// results fit; with the serial build the root gathers and writes.
 /// \throws h5::error naming file and dataset
@@ -160,7 +166,7 @@ void write_blocks(Policy& policy, const std::filesystem::path& file, const std::
         chunkwise::detail::policy_access::agree_on_call(policy, chunkwise::detail::collective::write_blocks,
                                                         results.call_id(), results.total_blocks());
     }
-#if defined(CHUNKWISE_HDF5_PARALLEL)
+#if defined(CHUNKWISE_HDF5_PARALLEL) && CHUNKWISE_HDF5_PARALLEL
     if constexpr (distributed_policy<Policy>) {
         MPI_Comm comm = policy.communicator();
         detail::write_blocks_collective<T>(comm, f, p, results, std::move(opt));
