@@ -22,6 +22,7 @@ struct failure {
     std::string message;    ///< the exception's what()
     std::string time;       ///< when it failed, UTC, ISO 8601
 
+    /// Equal when every field is.
     friend bool operator==(const failure&, const failure&) = default;
 };
 

@@ -127,6 +127,8 @@ std::vector<R> gather(Policy& policy, partial_results<R>&& results) {
 /// every policy, thread count and rank count, so floating-point results agree to the bit. With no
 /// blocks the result is R{} (std::invalid_argument if R has no default value). Under MPI it is
 /// collective and the value is on the root (R{} elsewhere).
+/// \param policy the execution policy that ran map_blocks
+/// \param results what map_blocks returned, consumed (pass it with std::move)
 /// \param op callable as op(R, R), returning something convertible to R; need not be commutative
 template <class Policy, class R, class Op>
 R reduce(Policy& policy, partial_results<R>&& results, Op op) {

@@ -22,7 +22,7 @@ namespace chunkwise {
 template <class R>
 class partial_results {
 public:
-    using value_type = R;
+    using value_type = R;  ///< one block's result
 
     partial_results() = default;
 
@@ -84,6 +84,7 @@ public:
     void set_complete_everywhere(bool complete) noexcept { complete_everywhere_ = complete; }
 
     /// Records failed blocks (map_blocks does this under on_error::collect).
+    /// \param failures one per failed block
     /// \param positions their positions in the range given to map_blocks, ascending
     void set_failures(std::vector<failure> failures, std::vector<std::size_t> positions) {
         failures_ = std::move(failures);

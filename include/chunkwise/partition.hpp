@@ -18,6 +18,7 @@ struct block {
     /// Number of items in the slice (end - begin).
     [[nodiscard]] constexpr std::size_t size() const noexcept { return end - begin; }
 
+    /// Equal when index, begin and end are.
     friend constexpr bool operator==(const block&, const block&) noexcept = default;
 };
 
@@ -36,17 +37,17 @@ struct block {
 
 /// Ask `partition` for this many balanced blocks (fewer when there are fewer items).
 struct parts {
-    std::size_t count;
+    std::size_t count;  ///< number of blocks asked for
 };
 
 /// Ask `partition` for blocks of at most this many items, balanced.
 struct block_size {
-    std::size_t count;
+    std::size_t count;  ///< most items per block
 };
 
 /// Ask `partition` to put every block boundary except the last on a multiple of this.
 struct align {
-    std::size_t multiple;
+    std::size_t multiple;  ///< the boundaries' multiple (a chunk's length, say)
 };
 
 /// Split [0, n) into min(p.count, n) balanced blocks.

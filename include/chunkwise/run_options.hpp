@@ -34,6 +34,9 @@ struct run_options {
 /// Runs `fn` on every element of `blocks` under `policy`, as map_blocks(policy, blocks, fn), with
 /// production-run options.
 ///
+/// \param policy serial_policy, thread_policy, mpi_policy or hybrid_policy
+/// \param blocks a sized range of blocks (a partition, a vector of file names, ...)
+/// \param fn called as fn(block) on every element; its result type is R (void allowed)
 /// \param opts on_error::collect runs every block and reports failures in
 ///        partial_results::failures(); `checkpoint` saves each finished block atomically and loads
 ///        saved blocks instead of running them (a result that cannot be saved is kept and

@@ -175,7 +175,9 @@ struct scaling_point {
     std::vector<double> samples;  ///< seconds of each repeat
     phase_times phases;           ///< mean over repeats, per worker
     // Filled by scaling_report::finish():
-    double mean = 0, std = 0, min = 0;  ///< of samples, seconds
+    double mean = 0;  ///< of samples, seconds
+    double std = 0;   ///< standard deviation of samples, seconds
+    double min = 0;   ///< fastest sample, seconds
     double speedup = 0;                 ///< relative to the point with the fewest workers (see finish)
     double efficiency = 0;              ///< speedup / workers
     double karp_flatt = std::numeric_limits<double>::quiet_NaN();  ///< NaN at 1 worker
@@ -187,8 +189,8 @@ class scaling_report {
 public:
     std::string workload;          ///< what ran
     std::string mode = "threads";  ///< "threads", "mpi" or "hybrid"
-    machine_info machine = machine_info::here();
-    std::string chunkwise_version = CHUNKWISE_VERSION_STRING;
+    machine_info machine = machine_info::here();                ///< where it ran
+    std::string chunkwise_version = CHUNKWISE_VERSION_STRING;  ///< the chunkwise that measured
     std::vector<scaling_point> points;  ///< ascending worker count after finish()
     amdahl_fit amdahl;                  ///< fitted to every sample of every point
     bool amdahl_fitted = false;         ///< false with fewer than two worker counts

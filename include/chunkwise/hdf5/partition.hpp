@@ -14,7 +14,7 @@ namespace chunkwise::h5 {
 
 /// Ask `h5::partition` for blocks of about this many bytes of decoded data each.
 struct block_bytes {
-    std::size_t count;
+    std::size_t count;  ///< bytes of decoded data per block, about
 };
 
 /// The block size the docs recommend for a pass over a dataset: large enough that per-block

@@ -73,6 +73,7 @@ public:
         values_.reserve(values);
     }
 
+    /// Equal when the records are (values and offsets).
     friend bool operator==(const ragged&, const ragged&) = default;
 
 private:
