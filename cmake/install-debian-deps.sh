@@ -7,7 +7,7 @@ set -euo pipefail
 
 main_pkgs=(g++ cmake make pkg-config libopenmpi-dev openmpi-bin libboost-mpi-dev
            libhdf5-dev libxtensor-dev zlib1g-dev libdeflate-dev gnuplot-nox)
-test_pkgs=("${main_pkgs[@]}" catch2 libbenchmark-dev libtbb-dev hdf5-tools python3-h5py libhdf5-openmpi-dev
+test_pkgs=("${main_pkgs[@]}" clang doxygen catch2 libbenchmark-dev libtbb-dev hdf5-tools python3-h5py libhdf5-openmpi-dev
            python3-mdanalysis python3-dask python3-mpi4py)
 
 case "${1:-test}" in
