@@ -29,6 +29,17 @@ chunkwise::parts parts_for(const boost::mpi::communicator& world) {
 }
 }  // namespace
 
+TEST_CASE("a parallel HDF5 switches on collective writes by itself", "[mpi][hdf5]") {
+    // The headers read H5_HAVE_PARALLEL from hdf5.h; no build-system macro is needed.
+#if defined(H5_HAVE_PARALLEL)
+    REQUIRE(CHUNKWISE_HDF5_PARALLEL == 1);
+#elif defined(CHUNKWISE_HDF5_PARALLEL)
+    FAIL("CHUNKWISE_HDF5_PARALLEL is defined though hdf5.h is a serial build");
+#else
+    SUCCEED("serial HDF5: write_blocks gathers to the root, which writes");
+#endif
+}
+
 TEMPLATE_TEST_CASE("each rank reads its blocks of a shared file", "[mpi][hdf5]", CHUNKWISE_MPI_POLICIES) {
     auto policy = TestType::make();
     boost::mpi::communicator world;
