@@ -41,10 +41,10 @@ int main(int argc, char** argv) {
     const chunkwise::h5::dataset ds("in.h5", "/positions");
     const auto blocks = chunkwise::h5::partition(ds, chunkwise::parts{6});
 
-auto frames = chunkwise::map_blocks(mpi, blocks, [&](const chunkwise::block& b) { return analyse(ds.read<float, 3>(b)); });
-chunkwise::h5::write_options opt;
-opt.chunk = {1, 1000, 3};
-chunkwise::h5::write_blocks(mpi, "out.h5", "/analysis/frames", std::move(frames), opt);
+    auto frames = chunkwise::map_blocks(mpi, blocks, [&](const chunkwise::block& b) { return analyse(ds.read<float, 3>(b)); });
+    chunkwise::h5::write_options opt;
+    opt.chunk = {1, 1000, 3};
+    chunkwise::h5::write_blocks(mpi, "out.h5", "/analysis/frames", std::move(frames), opt);
 
     if (mpi.is_root()) {
         const chunkwise::h5::dataset out("out.h5", "/analysis/frames");

@@ -24,13 +24,13 @@ int main() {
     };
 
     for (int pass = 1; pass <= 2; ++pass) {  // the second pass loads finished blocks from the checkpoint
-chunkwise::run_options opt;
-opt.errors = chunkwise::on_error::collect;   // run every block, report failures
-opt.checkpoint = "out/checkpoint";           // save each finished block; load saved ones
-opt.log = "out/run.log";                     // timestamped start/end of every block
-opt.progress = true;                         // done/total, rate, ETA on stderr
-auto partial = chunkwise::map_blocks(pool, files, process_one_file, opt);
-if (!partial.ok()) chunkwise::write_failure_manifest("out/failed.csv", partial.failures());
+        chunkwise::run_options opt;
+        opt.errors = chunkwise::on_error::collect;   // run every block, report failures
+        opt.checkpoint = "out/checkpoint";           // save each finished block; load saved ones
+        opt.log = "out/run.log";                     // timestamped start/end of every block
+        opt.progress = true;                         // done/total, rate, ETA on stderr
+        auto partial = chunkwise::map_blocks(pool, files, process_one_file, opt);
+        if (!partial.ok()) chunkwise::write_failure_manifest("out/failed.csv", partial.failures());
         std::printf("pass %d: %zu results, %zu failed (%s), %zu loaded from the checkpoint\n", pass,
                     partial.values().size(), partial.failures().size(), partial.failures().at(0).message.c_str(),
                     partial.stats().from_checkpoint);
@@ -39,10 +39,10 @@ if (!partial.ok()) chunkwise::write_failure_manifest("out/failed.csv", partial.f
 
     chunkwise::run_options opt;
     std::vector<std::string> my_log;  // the user's own logger, here a vector
-opt.on_progress = [](const chunkwise::progress_report& p) {   // instead of the stderr line; root only
-    std::clog << p.done << '/' << p.total << " blocks, ETA " << p.eta << " s\n";  // eta -1: not known yet
-};
-opt.on_log = [&](const std::string& line) { my_log.push_back(line); };  // every log line, every rank
+    opt.on_progress = [](const chunkwise::progress_report& p) {   // instead of the stderr line; root only
+        std::clog << p.done << '/' << p.total << " blocks, ETA " << p.eta << " s\n";  // eta -1: not known yet
+    };
+    opt.on_log = [&](const std::string& line) { my_log.push_back(line); };  // every log line, every rank
     auto partial = chunkwise::map_blocks(pool, chunkwise::partition(100, chunkwise::parts{10}),
                                          [](const chunkwise::block& b) { return b.size(); }, opt);
     std::printf("%zu blocks, %zu log lines (run start, start and end of each block, run end)\n", partial.values().size(), my_log.size());
