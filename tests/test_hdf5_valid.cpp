@@ -15,9 +15,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <csignal>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -376,6 +378,91 @@ TEST_CASE("write and write_blocks on a full disk: h5::error naming the file, not
         h5::write_blocks(pool, file, "/blocks", chunkwise::map_blocks(pool, blocks, rows));
         REQUIRE(h5::dataset(file, "/blocks").shape()[0] == 5000);
     }
+    std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("stream_copy copies every length at every alignment", "[hdf5][valid]") {
+    // Lines are streamed 64 bytes at a time, four pages side by side: lengths around the line
+    // and the four-page group, at every destination and source offset within a line.
+    const std::size_t group = 4 * 4096;
+    std::vector<unsigned char> src(2 * group + 256), dst(2 * group + 256 + 64);
+    for (std::size_t i = 0; i < src.size(); ++i) src[i] = static_cast<unsigned char>(i * 131 + 7);
+    for (const std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{63}, std::size_t{64}, std::size_t{65},
+                                std::size_t{4095}, group - 1, group, group + 1, group + 63, 2 * group + 100}) {
+        for (std::size_t d = 0; d < 64; d += 7) {
+            for (std::size_t s : {std::size_t{0}, std::size_t{1}, std::size_t{16}, std::size_t{33}}) {
+                std::fill(dst.begin(), dst.end(), 0xAB);
+                h5::detail::stream_copy(dst.data() + d, src.data() + s, n);
+                INFO(n << " bytes, destination offset " << d << ", source offset " << s);
+                REQUIRE(std::equal(src.begin() + static_cast<std::ptrdiff_t>(s),
+                                   src.begin() + static_cast<std::ptrdiff_t>(s + n),
+                                   dst.begin() + static_cast<std::ptrdiff_t>(d)));
+                REQUIRE(std::all_of(dst.begin(), dst.begin() + static_cast<std::ptrdiff_t>(d),
+                                    [](unsigned char c) { return c == 0xAB; }));
+                REQUIRE(std::all_of(dst.begin() + static_cast<std::ptrdiff_t>(d + n), dst.end(),
+                                    [](unsigned char c) { return c == 0xAB; }));
+            }
+        }
+    }
+}
+
+TEST_CASE("large blocks of uncompressed data are copied from mappings of the file, to the bit", "[hdf5][valid]") {
+    const auto dir = test::scratch("mapped");
+    const auto file = dir / "m.h5";
+    // 3.4 MiB of float32 frames (70 KiB each): contiguous, one frame per chunk, 7 frames per chunk (blocks then
+    // start and end inside chunks), and a big-endian copy (converted: never mapped).
+    test::write_dataset(file, "/contiguous", {48, 6000, 3}, test::type("f32le"), test::layout("contiguous"), {});
+    test::write_dataset(file, "/frames", {48, 6000, 3}, test::type("f32le"), test::layout("chunked"), {1, 6000, 3});
+    test::write_dataset(file, "/sevens", {48, 6000, 3}, test::type("f32le"), test::layout("chunked"), {7, 6000, 3});
+    test::write_dataset(file, "/swapped", {48, 6000, 3}, test::type("f32be"), test::layout("contiguous"), {});
+    auto& setting = h5::detail::map_setting::get();
+    const std::size_t before = setting.min_bytes;
+    for (const std::size_t min : {std::size_t{1} << 20, std::size_t{1}}) {  // blocks of >= 1 MiB; every read
+        setting.min_bytes = min;
+        for (const char* name : {"/contiguous", "/frames", "/sevens"}) {
+            INFO(name << ", mapped from " << min << " bytes");
+            const auto copies = setting.copies.load();
+            test::require_same_as_hdf5<float, 3>(file, name, H5T_NATIVE_FLOAT);
+            REQUIRE(setting.copies.load() > copies);  // the mapped path really ran
+        }
+        const auto copies = setting.copies.load();
+        test::require_same_as_hdf5<double, 3>(file, "/swapped", H5T_NATIVE_DOUBLE);
+        REQUIRE(setting.copies.load() == copies);
+    }
+    // Off: the same values by pread alone.
+    setting.min_bytes = std::numeric_limits<std::size_t>::max();
+    const auto copies = setting.copies.load();
+    test::require_same_as_hdf5<float, 3>(file, "/sevens", H5T_NATIVE_FLOAT);
+    REQUIRE(setting.copies.load() == copies);
+    setting.min_bytes = before;
+    std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("a mapped read of data past the end of a truncated file is an h5::error, never SIGBUS", "[hdf5][valid]") {
+    const auto dir = test::scratch("mapped-cut");
+    const auto file = dir / "m.h5";
+    test::write_dataset(file, "/contiguous", {48, 6000, 3}, test::type("f32le"), test::layout("contiguous"), {});
+    auto& setting = h5::detail::map_setting::get();
+    const std::size_t before = setting.min_bytes;
+    setting.min_bytes = 1;
+    {
+        h5::dataset ds(file, "/contiguous");  // open, then cut the file under it
+        std::filesystem::resize_file(file, std::filesystem::file_size(file) - (1u << 20));
+        REQUIRE_THROWS_WITH(ds.read<float>(block{0, 0, 48}), Contains("the file ends early (truncated?)"));
+        REQUIRE_NOTHROW(ds.read<float>(block{0, 0, 8}));  // what is still there reads
+    }
+    setting.min_bytes = before;
+    std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("CHUNKWISE_HDF5_MMAP that is not a byte count fails every read, naming it", "[.mmap-env]") {
+    // Run by ctest as hdf5.mmap_env_invalid with CHUNKWISE_HDF5_MMAP=lots.
+    const auto dir = test::scratch("mapped-env");
+    const auto file = dir / "m.h5";
+    test::write_dataset(file, "/contiguous", {4, 5}, test::type("f32le"), test::layout("contiguous"), {});
+    h5::dataset ds(file, "/contiguous");
+    REQUIRE_THROWS_WITH(ds.read<float>(block{0, 0, 4}),
+                        Contains("CHUNKWISE_HDF5_MMAP='lots': must be a byte count") && Contains("or 'off'"));
     std::filesystem::remove_all(dir);
 }
 
