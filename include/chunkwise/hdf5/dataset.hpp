@@ -74,7 +74,8 @@ using tensor_view = decltype(xt::adapt(std::declval<T*>(), std::size_t{}, xt::no
 ///
 /// Reads return rows [begin, end) of axis 0 with every other axis whole, converted to T as
 /// H5Dread converts them. Contiguous datasets, and chunked ones with no filters or only deflate
-/// and shuffle, whose values T holds exactly, are read with pread outside any lock and decoded
+/// and shuffle, whose values T holds exactly, are read with pread (or, into blocks of 16 MiB or
+/// more, copied from mappings of the file; CHUNKWISE_HDF5_MMAP) outside any lock and decoded
 /// (inflate, unshuffle, convert) in the calling thread: reading scales with threads. Everything
 /// else (other filters, conversions that round or clip, chunks never written) is read by H5Dread
 /// under chunkwise's HDF5 lock: correct, serial. See docs/hdf5.md.
