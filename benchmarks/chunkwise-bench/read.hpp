@@ -5,7 +5,8 @@
 //   chunkwise-bench read --file FILE.h5 [--threads 1,2] [--repeats 3] [--every 200]
 //                        [--block-mib 4] [--big-block-mib 128] [--json]
 //
-// Prints, in seconds (best of R after one warm-up, page cache warm):
+// Prints, in seconds (R rounds after one warm-up round, each reader once per round in the order
+// below, the best round of each; page cache warm):
 //   cat        read(2) of the whole file through a 1 MiB buffer
 //   inflate    (deflate-filtered files) libdeflate inflate of every chunk alone, from memory, 1 thread
 //   c_loop     the same RMSD with plain HDF5: H5Dread of each chunk's frames (contiguous: of each
@@ -37,6 +38,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <stdexcept>
@@ -60,6 +62,36 @@ double best_of(std::size_t repeats, F&& f) {
     }
     return best;
 }
+
+/// Timed readers run in rounds: each round calls every reader once, in the order added; the
+/// first round is untimed (warm-up), and each reader's figure is its best round.
+class round_robin {
+public:
+    /// Adds a reader; returns its index for best().
+    std::size_t add(std::function<void()> f) {
+        readers_.push_back(std::move(f));
+        best_.push_back(std::numeric_limits<double>::infinity());
+        return readers_.size() - 1;
+    }
+
+    /// One untimed round, then `timed` timed ones.
+    void run(std::size_t timed) {
+        for (std::size_t r = 0; r <= timed; ++r) {
+            for (std::size_t i = 0; i < readers_.size(); ++i) {
+                const auto t0 = chunkwise::detail::clock::now();
+                readers_[i]();
+                if (r > 0) best_[i] = std::min(best_[i], since(t0));
+            }
+        }
+    }
+
+    /// Reader i's fastest timed round, in seconds.
+    [[nodiscard]] double best(std::size_t i) const { return best_.at(i); }
+
+private:
+    std::vector<std::function<void()>> readers_;
+    std::vector<double> best_;
+};
 
 /// read(2) of the whole file through a 1 MiB buffer (what `cat FILE > /dev/null` does).
 inline void cat_file(const std::filesystem::path& file) {
@@ -233,7 +265,7 @@ inline int cmd_read(int argc, char** argv) {
     const std::size_t most = *std::max_element(threads.begin(), threads.end());
     if (!std::filesystem::is_regular_file(file)) throw std::invalid_argument("--file: no file " + file.string());
 
-    // Plain HDF5 first, while chunkwise has the file closed (one file, one driver at a time).
+    // The stored chunks for the inflate floor, with plain HDF5 before chunkwise opens the file.
     std::vector<std::string> raw;
     const plain_hdf5 plain = plain_hdf5::inspect(file, path, &raw);
     std::size_t raw_bytes = 0;
@@ -241,29 +273,41 @@ inline int cmd_read(int argc, char** argv) {
     std::size_t per_read = plain.chunk.empty() ? 0 : static_cast<std::size_t>(plain.chunk[0]);
     const std::size_t frame_bytes = static_cast<std::size_t>(plain.dims[1] * plain.dims[2]) * 4;
     if (per_read == 0) per_read = std::max<std::size_t>(1, block / frame_bytes);  // contiguous: a block's frames
-    std::vector<double> c_values;
-    const double c_loop = best_of(repeats, [&] { c_values = plain_hdf5::rmsd(file, path, every, per_read); });
-    const double inflate =
-        plain.deflate ? best_of(repeats, [&] { inflate_all(raw, plain.chunk_bytes); }) : std::nan("");
-    std::vector<std::string>().swap(raw);
-    const double cat = best_of(repeats, [&] { cat_file(file); });
 
     bench_rmsd::rmsd_workload small(file, path, every, block), large(file, path, every, big);
+    std::vector<std::unique_ptr<chunkwise::thread_policy>> pools;
+    for (std::size_t n : threads) pools.push_back(std::make_unique<chunkwise::thread_policy>(n));
+    const auto at_one = std::find(threads.begin(), threads.end(), std::size_t{1});
+    if (at_one == threads.end()) pools.push_back(std::make_unique<chunkwise::thread_policy>(1));
+    chunkwise::thread_policy& one = *pools[static_cast<std::size_t>(
+        at_one == threads.end() ? threads.size() : at_one - threads.begin())];
+
+    // Every reader once per round, one untimed round first, the best of the timed rounds each:
+    // a slow spell of the machine touches the readers of one round alike, not one reader's repeats.
+    std::vector<double> c_values, cw_values;
+    round_robin rounds;
+    const std::size_t i_cat = rounds.add([&] { cat_file(file); });
+    const std::size_t i_inflate = plain.deflate ? rounds.add([&] { inflate_all(raw, plain.chunk_bytes); }) : 0;
+    const std::size_t i_c = rounds.add([&] { c_values = plain_hdf5::rmsd(file, path, every, per_read); });
+    std::vector<std::size_t> i_cw;
+    for (std::size_t k = 0; k < threads.size(); ++k) {
+        i_cw.push_back(rounds.add([&, k] { cw_values = chunkwise_pass(small, *pools[k]); }));
+    }
+    const std::size_t i_big = rounds.add([&] { (void)chunkwise_pass(large, one); });
+    const std::size_t i_read_small = rounds.add([&] { (void)chunkwise::gather(one, small.read_only(one)); });
+    const std::size_t i_read_big = rounds.add([&] { (void)chunkwise::gather(one, large.read_only(one)); });
+    rounds.run(repeats);
+    std::vector<std::string>().swap(raw);
+    const double cat = rounds.best(i_cat), c_loop = rounds.best(i_c);
+    const double inflate = plain.deflate ? rounds.best(i_inflate) : std::nan("");
     std::vector<double> cw_seconds;
-    std::vector<double> cw_values;
+    for (std::size_t i : i_cw) cw_seconds.push_back(rounds.best(i));
+    const double big_seconds = rounds.best(i_big), read_small = rounds.best(i_read_small),
+                 read_big = rounds.best(i_read_big);
+    pools.clear();
+
     double peak = 0, bound = 0, after = 0;
-    for (std::size_t n : threads) {
-        chunkwise::thread_policy pool(n);
-        cw_seconds.push_back(best_of(repeats, [&] { cw_values = chunkwise_pass(small, pool); }));
-    }
     const double before_big = status_mib("VmRSS");
-    double big_seconds = 0, read_small = 0, read_big = 0;
-    {
-        chunkwise::thread_policy one(1);
-        big_seconds = best_of(repeats, [&] { (void)chunkwise_pass(large, one); });
-        read_small = best_of(repeats, [&] { (void)chunkwise::gather(one, small.read_only(one)); });
-        read_big = best_of(repeats, [&] { (void)chunkwise::gather(one, large.read_only(one)); });
-    }
     bool have_peak = false;
     {
         chunkwise::thread_policy pool(most);
