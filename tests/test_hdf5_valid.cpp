@@ -438,6 +438,66 @@ TEST_CASE("large blocks of uncompressed data are copied from mappings of the fil
     std::filesystem::remove_all(dir);
 }
 
+TEST_CASE("chunks one element wide on a short last axis are read together and woven, to the bit",
+          "[hdf5][valid]") {
+    const auto dir = test::scratch("woven");
+    const auto file = dir / "w.h5";
+    // h5py's automatic chunks of a trajectory split (frames, atoms, 3) into one coordinate each;
+    // partial chunks on every axis, every filter chunkwise decodes, 2 to 8 chunks side by side.
+    for (const char* l : {"chunked", "deflate", "deflate+shuffle"}) {
+        test::write_dataset(file, std::string("/xyz_") + l, {23, 40, 3}, test::type("f32le"), test::layout(l),
+                            {5, 7, 1});
+    }
+    test::write_dataset(file, "/pairs", {30, 2}, test::type("i16le"), test::layout("deflate+shuffle"), {4, 1});
+    test::write_dataset(file, "/eights", {9, 5, 8}, test::type("i64le"), test::layout("deflate"), {2, 3, 1});
+    test::write_dataset(file, "/nines", {6, 4, 9}, test::type("f32le"), test::layout("chunked"), {2, 2, 1});
+    test::write_dataset(file, "/swapped", {23, 40, 3}, test::type("f32be"), test::layout("chunked"), {5, 7, 1});
+    auto& woven = h5::detail::woven_groups();
+    const auto woven_by = [&](auto read) {
+        const auto before = woven.load();
+        read();
+        return woven.load() - before;
+    };
+    for (const char* l : {"chunked", "deflate", "deflate+shuffle"}) {
+        const std::string name = std::string("/xyz_") + l;
+        INFO(name);
+        REQUIRE(woven_by([&] { test::require_same_as_hdf5<float, 3>(file, name, H5T_NATIVE_FLOAT); }) > 0);
+        // As double: converted one chunk at a time, the same values as HDF5's conversion.
+        REQUIRE(woven_by([&] { test::require_same_as_hdf5<double, 3>(file, name, H5T_NATIVE_DOUBLE); }) == 0);
+    }
+    REQUIRE(woven_by([&] { test::require_same_as_hdf5<std::int16_t, 2>(file, "/pairs", H5T_NATIVE_SHORT); }) > 0);
+    REQUIRE(woven_by([&] { test::require_same_as_hdf5<std::int64_t, 3>(file, "/eights", H5T_NATIVE_INT64); }) > 0);
+    // Nine side by side, or another byte order: one chunk at a time.
+    REQUIRE(woven_by([&] { test::require_same_as_hdf5<float, 3>(file, "/nines", H5T_NATIVE_FLOAT); }) == 0);
+    REQUIRE(woven_by([&] { test::require_same_as_hdf5<float, 3>(file, "/swapped", H5T_NATIVE_FLOAT); }) == 0);
+
+    // A group with a chunk never written (its fill value) goes one chunk at a time; whole groups
+    // around it are woven. Written: frames 0-3 of x, y, z; frames 4-7 of x only.
+    made m = make(file, "/partly", {12, 4, 3}, H5T_IEEE_F32LE, {4, 2, 1}, [](hid_t p) {
+        const float fill = -1.5f;
+        H5Pset_fill_value(p, H5T_NATIVE_FLOAT, &fill);
+    });
+    for (const auto& [frames, coords] : {std::pair<hsize_t, hsize_t>{4, 3}, std::pair<hsize_t, hsize_t>{8, 1}}) {
+        std::vector<float> v(frames * 4 * coords);
+        std::iota(v.begin(), v.end(), 0.25f);
+        const hid_t fs = H5Dget_space(m.dset);
+        const hsize_t start[3] = {0, 0, 0}, count[3] = {frames, 4, coords};
+        H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, nullptr, count, nullptr);
+        const hid_t ms = H5Screate_simple(3, count, nullptr);
+        REQUIRE(H5Dwrite(m.dset, H5T_NATIVE_FLOAT, ms, fs, H5P_DEFAULT, v.data()) >= 0);
+        H5Sclose(ms);
+        H5Sclose(fs);
+    }
+    close_all(m);
+    REQUIRE(woven_by([&] { test::require_same_as_hdf5<float, 3>(file, "/partly", H5T_NATIVE_FLOAT); }) > 0);
+    const auto partly = h5::dataset(file, "/partly").read<float, 3>(block{0, 0, 12});
+    REQUIRE(partly(0, 0, 1) == 1.25f);
+    REQUIRE(partly(5, 2, 0) == 22.25f);  // x of frame 5, atom 2 in the second write
+    REQUIRE(partly(5, 2, 1) == -1.5f);
+    REQUIRE(partly(11, 3, 2) == -1.5f);
+    std::filesystem::remove_all(dir);
+}
+
 TEST_CASE("a mapped read of data past the end of a truncated file is an h5::error, never SIGBUS", "[hdf5][valid]") {
     const auto dir = test::scratch("mapped-cut");
     const auto file = dir / "m.h5";

@@ -10,6 +10,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <stdexcept>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -138,6 +140,66 @@ void copy_box(const unsigned char* src, const element_type& et, const std::size_
             }
         }
     });
+}
+
+/// dst[i * k + j] = src[j][i] for i < count, j < k: k planes of one coordinate each (chunks
+/// one element wide on the last axis, k of them side by side) woven into whole rows, each
+/// destination line written once.
+template <class T>
+void interleave_run(const T* const* src, std::size_t k, std::size_t count, T* dst) {
+    if (k == 3) {  // x, y, z
+        const T *a = src[0], *b = src[1], *c = src[2];
+        for (std::size_t i = 0; i < count; ++i) {
+            dst[3 * i] = a[i];
+            dst[3 * i + 1] = b[i];
+            dst[3 * i + 2] = c[i];
+        }
+        return;
+    }
+    for (std::size_t i = 0; i < count; ++i) {
+        for (std::size_t j = 0; j < k; ++j) dst[i * k + j] = src[j][i];
+    }
+}
+
+/// The box [lo, hi) of k chunks that lie side by side on the last axis, each one element wide
+/// there (chunk j holds element j of that axis), woven into dst (extent dst_shape, k on the last
+/// axis; box at dst_lo, last axis whole). Each planes[j] holds its chunk's values of T, row-major,
+/// extent src_shape (src_shape[n - 1] == 1). n >= 2.
+template <class T>
+void interleave_box(const T* const* planes, std::size_t k, const std::size_t* src_shape, const std::size_t* lo,
+                    const std::size_t* hi, T* dst, const std::size_t* dst_shape, const std::size_t* dst_lo,
+                    std::size_t n) {
+    for (std::size_t d = 0; d + 1 < n; ++d) {
+        if (lo[d] >= hi[d]) return;
+    }
+    std::vector<std::size_t> sstr(n), dstr(n), at(lo, lo + n);
+    sstr[n - 1] = 1;
+    dstr[n - 1] = 1;
+    for (std::size_t d = n - 1; d > 0; --d) {
+        sstr[d - 1] = sstr[d] * src_shape[d];
+        dstr[d - 1] = dstr[d] * dst_shape[d];
+    }
+    const std::size_t m = n - 2;  // the run's axis: its elements are adjacent in every plane
+    const std::size_t count = hi[m] - lo[m];
+    constexpr std::size_t most = 16;
+    if (k == 0 || k > most) throw std::logic_error("chunkwise: interleave_box of " + std::to_string(k) + " planes");
+    const T* row[most];
+    for (;;) {
+        std::size_t s = 0, o = 0;
+        for (std::size_t d = 0; d <= m; ++d) {
+            s += at[d] * sstr[d];
+            o += (at[d] - lo[d] + dst_lo[d]) * dstr[d];
+        }
+        for (std::size_t j = 0; j < k; ++j) row[j] = planes[j] + s;
+        interleave_run(row, k, count, dst + o);
+        std::size_t d = m;
+        for (;;) {
+            if (d == 0) return;
+            --d;
+            if (++at[d] < hi[d]) break;
+            at[d] = lo[d];
+        }
+    }
 }
 
 }  // namespace chunkwise::h5::detail

@@ -468,6 +468,17 @@ void read_contiguous(const dataset_state& s, std::size_t row_begin, std::size_t 
     buf.trim();
 }
 
+/// Chunks one element wide on the last axis are woven together when that axis holds at most
+/// this many of them (x, y, z: 3) and they take at most weave_most_bytes together.
+inline constexpr std::size_t weave_most_chunks = 8;
+inline constexpr std::size_t weave_most_bytes = std::size_t{8} << 20;
+
+/// Groups of chunks woven so far, process-wide (for tests).
+inline std::atomic<std::uint64_t>& woven_groups() {
+    static std::atomic<std::uint64_t> n{0};
+    return n;
+}
+
 /// Undoes the chunk's filters (in reverse, skipping those its mask says were skipped) on
 /// buf.a[0, stored); returns the chunk_bytes decoded bytes (in buf.a or buf.b, or in `into`
 /// when given: then the last filter writes straight there, which must have room for chunk_bytes).
@@ -567,6 +578,30 @@ void read_chunked(const dataset_state& s, const std::size_t* lo, const std::size
     for (std::size_t d = 0; d < n; ++d) out_bytes *= out_shape[d];
     const bool mapped = direct && maps_into(s, out_bytes);  // unfiltered chunks through mappings
 
+    const auto is_filtered = [&](const chunk_location& loc) {
+        bool filtered = false;
+        for (std::size_t i = 0; i < s.filters.size(); ++i)
+            filtered = filtered || i >= 32 || (loc.mask & (1u << i)) == 0;
+        return filtered;
+    };
+    // Chunks one element wide on a short last axis read whole (h5py's automatic chunks of a
+    // (frames, atoms, 3) trajectory: one coordinate each): the `ways` chunks side by side are
+    // decoded together and woven into the output, each output line written once.
+    const std::size_t ways = s.dims[n - 1];
+    const bool weave = n >= 2 && s.chunk[n - 1] == 1 && ways >= 2 && ways <= weave_most_chunks && lo[n - 1] == 0 &&
+                       hi[n - 1] == ways && same_representation<T>(s.type) &&
+                       ways * s.chunk_bytes <= weave_most_bytes;
+    // True when chunks k .. k + ways - 1 are all stored and readable as they are (anything else
+    // goes one chunk at a time, which reports it).
+    const auto weavable = [&](std::size_t k) {
+        for (std::size_t j = 0; j < ways; ++j) {
+            const chunk_location& loc = locations[k + j];
+            if (loc.state != chunk_location::kind::stored) return false;
+            if (is_filtered(loc) ? loc.size > max_stored : loc.size < s.chunk_bytes) return false;
+        }
+        return true;
+    };
+
     scratch& buf = scratch::mine();
     c = c_lo;
     for (std::size_t k = 0; k < touched; ++k) {
@@ -579,10 +614,38 @@ void read_chunked(const dataset_state& s, const std::size_t* lo, const std::size
             rel_lo[d] = blo[d] - off[d];
             rel_hi[d] = bhi[d] - off[d];
         }
-        bool filtered = false;
-        for (std::size_t i = 0; i < s.filters.size(); ++i)
-            filtered = filtered || i >= 32 || (loc.mask & (1u << i)) == 0;
-        if (loc.state == chunk_location::kind::absent) {
+        const bool filtered = is_filtered(loc);
+        if (weave && c[n - 1] == 0 && weavable(k)) {
+            // The chunk rows the box needs, of each chunk, side by side in buf.c.
+            const std::size_t rows = rel_hi[0] - rel_lo[0];
+            const std::size_t skip = rel_lo[0] * inner * esize;
+            grow(buf.c, ways * s.chunk_bytes, s);
+            const T* planes[weave_most_chunks];
+            for (std::size_t j = 0; j < ways; ++j) {
+                const chunk_location& lj = locations[k + j];
+                off[n - 1] = j;
+                unsigned char* slot = buf.c.data() + j * s.chunk_bytes;
+                const auto what = [&] { return "chunk at " + box_text(off.data(), n); };
+                if (!is_filtered(lj)) {
+                    pread_all(s, lj.fd, lj.address + skip, slot, rows * inner * esize, what);
+                } else {
+                    grow(buf.a, static_cast<std::size_t>(lj.size), s);
+                    pread_all(s, lj.fd, lj.address, buf.a.data(), static_cast<std::size_t>(lj.size), what);
+                    (void)decode_chunk(s, buf, static_cast<std::size_t>(lj.size), lj.mask, off.data(), slot);
+                    slot += skip;
+                }
+                planes[j] = reinterpret_cast<const T*>(slot);
+            }
+            sub_shape = s.chunk;
+            sub_shape[0] = rows;
+            rel_hi[0] = rows;
+            rel_lo[0] = 0;
+            interleave_box<T>(planes, ways, sub_shape.data(), rel_lo.data(), rel_hi.data(), out, out_shape.data(),
+                              dst_lo.data(), n);
+            woven_groups().fetch_add(1, std::memory_order_relaxed);
+            k += ways - 1;
+            c[n - 1] = ways - 1;  // the last of them: the step below goes on from there
+        } else if (loc.state == chunk_location::kind::absent) {
             fill_absent<T>(s, blo.data(), bhi.data(), out, out_shape.data(), dst_lo.data());
         } else if (!filtered && loc.size < s.chunk_bytes) {
             // HDF5 reads the chunk's size from this address: past the stored bytes it returns
