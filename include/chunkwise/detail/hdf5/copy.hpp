@@ -3,7 +3,8 @@
 // converting to T on the way. The stored type is dispatched once per chunk; the two innermost
 // iterated axes run in one tight loop, so chunks that split the trailing axes (h5py's automatic
 // chunks, e.g. (13, 3495, 1) of a (frames, atoms, 3) trajectory: one coordinate of a few
-// thousand atoms) scatter at memory speed rather than one call per element.
+// thousand atoms) scatter at memory speed rather than one call per element; chunks one element
+// wide on the last axis, side by side, are woven together (interleave_box).
 #include <chunkwise/detail/hdf5/decode.hpp>
 
 #include <algorithm>
