@@ -36,7 +36,7 @@ struct sample {
     std::vector<char> bytes;
 };
 
-/// One small file per layout: three datasets each (types, ranks, partial edge chunks).
+/// One small file per layout: four datasets each (types, ranks, partial edge chunks).
 std::vector<sample> make_samples(const std::filesystem::path& dir) {
     std::vector<sample> out;
     for (const char* layout : {"contiguous", "chunked", "deflate", "deflate+shuffle"}) {
@@ -46,7 +46,9 @@ std::vector<sample> make_samples(const std::filesystem::path& dir) {
         test::write_dataset(s.file, "/a", {23, 5}, test::type("f32le"), test::layout(layout), {4, 5});
         test::write_dataset(s.file, "/b", {17, 4, 3}, test::type("i16le"), test::layout(layout), {3, 2, 3});
         test::write_dataset(s.file, "/c", {30}, test::type("f64be"), test::layout(layout), {7});
-        s.datasets = {"/a", "/b", "/c"};
+        // One coordinate per chunk (h5py's automatic trajectory chunks): read woven.
+        test::write_dataset(s.file, "/d", {19, 6, 3}, test::type("f32le"), test::layout(layout), {4, 2, 1});
+        s.datasets = {"/a", "/b", "/c", "/d"};
         if (chunked) {  // and one with chunks never written
             const hid_t f = H5Fopen(s.file.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
             hsize_t dims[2] = {12, 4}, chunk[2] = {3, 4}, start[2] = {3, 0}, count[2] = {3, 4};
@@ -114,6 +116,19 @@ void check_dataset(const std::filesystem::path& file, const std::string& name, t
         compare(a.data(), a.size(), 0);
     } catch (const h5::error&) {
         ++t.errors;
+    }
+    if (name == "/d") {  // float32 read as float: one coordinate per chunk, woven, never converted
+        try {
+            const auto a = ds->read<float>(block{0, 0, rows});
+            ++t.reads;
+            const auto expect = test::try_h5dread<float>(file, name, H5T_NATIVE_FLOAT, 0, rows);
+            REQUIRE(expect.has_value());
+            REQUIRE(a.size() == expect->size());
+            REQUIRE(std::memcmp(a.data(), expect->data(), a.size() * sizeof(float)) == 0);
+            ++t.identical;
+        } catch (const h5::error&) {
+            ++t.errors;
+        }
     }
     try {
         if (ds->rank() == 2 && rows > 1) {
