@@ -143,6 +143,9 @@ void copy_box(const unsigned char* src, const element_type& et, const std::size_
     });
 }
 
+/// The most planes interleave_box weaves at once (x, y, z: 3).
+inline constexpr std::size_t interleave_most = 8;
+
 /// dst[i * k + j] = src[j][i] for i < count, j < k: k planes of one coordinate each (chunks
 /// one element wide on the last axis, k of them side by side) woven into whole rows, each
 /// destination line written once.
@@ -165,7 +168,7 @@ void interleave_run(const T* const* src, std::size_t k, std::size_t count, T* ds
 /// The box [lo, hi) of k chunks that lie side by side on the last axis, each one element wide
 /// there (chunk j holds element j of that axis), woven into dst (extent dst_shape, k on the last
 /// axis; box at dst_lo, last axis whole). Each planes[j] holds its chunk's values of T, row-major,
-/// extent src_shape (src_shape[n - 1] == 1). n >= 2.
+/// extent src_shape (src_shape[n - 1] == 1). n >= 2, 1 <= k <= interleave_most.
 template <class T>
 void interleave_box(const T* const* planes, std::size_t k, const std::size_t* src_shape, const std::size_t* lo,
                     const std::size_t* hi, T* dst, const std::size_t* dst_shape, const std::size_t* dst_lo,
@@ -182,9 +185,9 @@ void interleave_box(const T* const* planes, std::size_t k, const std::size_t* sr
     }
     const std::size_t m = n - 2;  // the run's axis: its elements are adjacent in every plane
     const std::size_t count = hi[m] - lo[m];
-    constexpr std::size_t most = 16;
-    if (k == 0 || k > most) throw std::logic_error("chunkwise: interleave_box of " + std::to_string(k) + " planes");
-    const T* row[most];
+    if (k == 0 || k > interleave_most)
+        throw std::logic_error("chunkwise: interleave_box of " + std::to_string(k) + " planes");
+    const T* row[interleave_most];
     for (;;) {
         std::size_t s = 0, o = 0;
         for (std::size_t d = 0; d <= m; ++d) {

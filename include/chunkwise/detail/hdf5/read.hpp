@@ -469,8 +469,7 @@ void read_contiguous(const dataset_state& s, std::size_t row_begin, std::size_t 
 }
 
 /// Chunks one element wide on the last axis are woven together when that axis holds at most
-/// this many of them (x, y, z: 3) and they take at most weave_most_bytes together.
-inline constexpr std::size_t weave_most_chunks = 8;
+/// interleave_most of them and they take at most this many bytes together.
 inline constexpr std::size_t weave_most_bytes = std::size_t{8} << 20;
 
 /// Groups of chunks woven so far, process-wide (for tests).
@@ -588,7 +587,7 @@ void read_chunked(const dataset_state& s, const std::size_t* lo, const std::size
     // (frames, atoms, 3) trajectory: one coordinate each): the `ways` chunks side by side are
     // decoded together and woven into the output, each output line written once.
     const std::size_t ways = s.dims[n - 1];
-    const bool weave = n >= 2 && s.chunk[n - 1] == 1 && ways >= 2 && ways <= weave_most_chunks && lo[n - 1] == 0 &&
+    const bool weave = n >= 2 && s.chunk[n - 1] == 1 && ways >= 2 && ways <= interleave_most && lo[n - 1] == 0 &&
                        hi[n - 1] == ways && same_representation<T>(s.type) &&
                        ways * s.chunk_bytes <= weave_most_bytes;
     // True when chunks k .. k + ways - 1 are all stored and readable as they are (anything else
@@ -620,7 +619,7 @@ void read_chunked(const dataset_state& s, const std::size_t* lo, const std::size
             const std::size_t rows = rel_hi[0] - rel_lo[0];
             const std::size_t skip = rel_lo[0] * inner * esize;
             grow(buf.c, ways * s.chunk_bytes, s);
-            const T* planes[weave_most_chunks];
+            const T* planes[interleave_most];
             for (std::size_t j = 0; j < ways; ++j) {
                 const chunk_location& lj = locations[k + j];
                 off[n - 1] = j;
