@@ -56,19 +56,24 @@ void close_all(made m) {
     H5Fclose(m.file);
 }
 
+/// Writes the box [start, start + count) of dataset d from values (of mem_type, row-major).
+void write_box(hid_t d, const std::vector<hsize_t>& start, const std::vector<hsize_t>& count, hid_t mem_type,
+               const void* values) {
+    const hid_t fs = H5Dget_space(d);
+    H5Sselect_hyperslab(fs, H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr);
+    const hid_t ms = H5Screate_simple(static_cast<int>(count.size()), count.data(), nullptr);
+    REQUIRE(H5Dwrite(d, mem_type, ms, fs, H5P_DEFAULT, values) >= 0);
+    H5Sclose(ms);
+    H5Sclose(fs);
+}
+
 /// Writes rows [begin, end) of a 2-D int dataset with value(row, col).
 void write_rows(hid_t d, std::size_t begin, std::size_t end, std::size_t cols, int (*value)(std::size_t, std::size_t)) {
     std::vector<int> v((end - begin) * cols);
     for (std::size_t r = begin; r < end; ++r) {
         for (std::size_t c = 0; c < cols; ++c) v[(r - begin) * cols + c] = value(r, c);
     }
-    const hid_t fs = H5Dget_space(d);
-    hsize_t start[2] = {begin, 0}, count[2] = {end - begin, cols};
-    H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, nullptr, count, nullptr);
-    const hid_t ms = H5Screate_simple(2, count, nullptr);
-    REQUIRE(H5Dwrite(d, H5T_NATIVE_INT, ms, fs, H5P_DEFAULT, v.data()) >= 0);
-    H5Sclose(ms);
-    H5Sclose(fs);
+    write_box(d, {begin, 0}, {end - begin, cols}, H5T_NATIVE_INT, v.data());
 }
 
 std::vector<unsigned char> shuffled(const std::vector<unsigned char>& in, std::size_t elem) {
@@ -480,13 +485,7 @@ TEST_CASE("chunks one element wide on a short last axis are read together and wo
     for (const auto& [frames, coords] : {std::pair<hsize_t, hsize_t>{4, 3}, std::pair<hsize_t, hsize_t>{8, 1}}) {
         std::vector<float> v(frames * 4 * coords);
         std::iota(v.begin(), v.end(), 0.25f);
-        const hid_t fs = H5Dget_space(m.dset);
-        const hsize_t start[3] = {0, 0, 0}, count[3] = {frames, 4, coords};
-        H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, nullptr, count, nullptr);
-        const hid_t ms = H5Screate_simple(3, count, nullptr);
-        REQUIRE(H5Dwrite(m.dset, H5T_NATIVE_FLOAT, ms, fs, H5P_DEFAULT, v.data()) >= 0);
-        H5Sclose(ms);
-        H5Sclose(fs);
+        write_box(m.dset, {0, 0, 0}, {frames, 4, coords}, H5T_NATIVE_FLOAT, v.data());
     }
     close_all(m);
     REQUIRE(woven_by([&] { test::require_same_as_hdf5<float, 3>(file, "/partly", H5T_NATIVE_FLOAT); }) > 0);
@@ -539,13 +538,7 @@ TEST_CASE("decode buffers stay bounded after reading very large chunks", "[hdf5]
         if (r == 1) {
             for (std::size_t i = 0; i < row.size(); ++i) row[i] = static_cast<float>(i % 1000);
         }
-        hsize_t start[2] = {r, 0}, count[2] = {1, 1u << 24};
-        const hid_t fs = H5Dget_space(m.dset);
-        H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, nullptr, count, nullptr);
-        const hid_t ms = H5Screate_simple(2, count, nullptr);
-        REQUIRE(H5Dwrite(m.dset, H5T_NATIVE_FLOAT, ms, fs, H5P_DEFAULT, row.data()) >= 0);
-        H5Sclose(ms);
-        H5Sclose(fs);
+        write_box(m.dset, {r, 0}, {1, 1u << 24}, H5T_NATIVE_FLOAT, row.data());
     }
     close_all(m);
     h5::dataset ds(file, "/big");
