@@ -277,10 +277,7 @@ inline int cmd_read(int argc, char** argv) {
     bench_rmsd::rmsd_workload small(file, path, every, block), large(file, path, every, big);
     std::vector<std::unique_ptr<chunkwise::thread_policy>> pools;
     for (std::size_t n : threads) pools.push_back(std::make_unique<chunkwise::thread_policy>(n));
-    const auto at_one = std::find(threads.begin(), threads.end(), std::size_t{1});
-    if (at_one == threads.end()) pools.push_back(std::make_unique<chunkwise::thread_policy>(1));
-    chunkwise::thread_policy& one = *pools[static_cast<std::size_t>(
-        at_one == threads.end() ? threads.size() : at_one - threads.begin())];
+    chunkwise::thread_policy one(1);  // the calling thread alone: no pool thread
 
     // Every reader once per round, one untimed round first, the best of the timed rounds each:
     // a slow spell of the machine touches the readers of one round alike, not one reader's repeats.
