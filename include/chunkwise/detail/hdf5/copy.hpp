@@ -77,6 +77,52 @@ void copy_rows(const unsigned char* src, std::size_t src_stride, T* dst, std::si
     }
 }
 
+/// n indices on the stack up to rank 16 (no allocation per chunk), on the heap beyond.
+class box_indices {
+public:
+    explicit box_indices(std::size_t n) {
+        if (n > local) heap_.resize(n);
+    }
+    [[nodiscard]] std::size_t* data() noexcept { return heap_.empty() ? local_ : heap_.data(); }
+
+private:
+    static constexpr std::size_t local = 16;
+    std::size_t local_[local];
+    std::vector<std::size_t> heap_;
+};
+
+/// Element strides of a row-major array of extent shape[0, n) into out[0, n).
+inline void row_major_strides(const std::size_t* shape, std::size_t n, std::size_t* out) {
+    out[n - 1] = 1;
+    for (std::size_t d = n - 1; d > 0; --d) out[d - 1] = out[d] * shape[d];
+}
+
+/// Walks the box [lo, hi) of a source array (strides sstr) copied to a destination (strides
+/// dstr, box at dst_lo): calls f(s, o) with the element offsets in each for every index of axes
+/// [0, iterated), row-major, axes [iterated, used) at lo[d] (the kernel f runs covers them).
+template <class F>
+void walk_box(const std::size_t* lo, const std::size_t* hi, const std::size_t* dst_lo, const std::size_t* sstr,
+              const std::size_t* dstr, std::size_t iterated, std::size_t used, F&& f) {
+    box_indices idx(used);
+    std::size_t* at = idx.data();
+    for (std::size_t d = 0; d < used; ++d) at[d] = lo[d];
+    for (;;) {
+        std::size_t s = 0, o = 0;
+        for (std::size_t d = 0; d < used; ++d) {
+            s += at[d] * sstr[d];
+            o += (at[d] - lo[d] + dst_lo[d]) * dstr[d];
+        }
+        f(s, o);
+        std::size_t d = iterated;
+        for (;;) {
+            if (d == 0) return;
+            --d;
+            if (++at[d] < hi[d]) break;
+            at[d] = lo[d];
+        }
+    }
+}
+
 /// A box [lo, hi) of an N-d array stored row-major in `src` (extent `src_shape`, element type
 /// `et`, box coordinates relative to src's origin) copied to `dst` (extent `dst_shape`, box at
 /// `dst_lo`), converted to T. Only call where exact_conversion<T>(et).
@@ -86,23 +132,11 @@ void copy_box(const unsigned char* src, const element_type& et, const std::size_
     for (std::size_t d = 0; d < n; ++d) {
         if (lo[d] >= hi[d]) return;
     }
-    // Element strides of both arrays.
-    std::size_t ss[16], ds[16];
-    std::vector<std::size_t> heap_ss, heap_ds;
-    std::size_t* sstr = ss;
-    std::size_t* dstr = ds;
-    if (n > 16) {
-        heap_ss.resize(n);
-        heap_ds.resize(n);
-        sstr = heap_ss.data();
-        dstr = heap_ds.data();
-    }
-    sstr[n - 1] = 1;
-    dstr[n - 1] = 1;
-    for (std::size_t d = n - 1; d > 0; --d) {
-        sstr[d - 1] = sstr[d] * src_shape[d];
-        dstr[d - 1] = dstr[d] * dst_shape[d];
-    }
+    box_indices ss(n), ds(n);
+    std::size_t* sstr = ss.data();
+    std::size_t* dstr = ds.data();
+    row_major_strides(src_shape, n, sstr);
+    row_major_strides(dst_shape, n, dstr);
     // Trailing axes that the box covers whole in both arrays are one contiguous run: k is the
     // innermost axis still iterated.
     std::size_t k = n - 1;
@@ -115,31 +149,11 @@ void copy_box(const unsigned char* src, const element_type& et, const std::size_
             copy_rows<S>(src + lo[0] * sstr[0] * sizeof(S), 0, dst + dst_lo[0] * dstr[0], 0, 1, run, swap);
             return;
         }
-        // Axis k-1 is the 2-D kernel's row axis; axes before it are walked here.
+        // Axis k-1 is the 2-D kernel's row axis, k its run; axes before them are walked.
         const std::size_t rows = hi[k - 1] - lo[k - 1];
-        std::size_t idx[16];
-        std::vector<std::size_t> heap_idx;
-        std::size_t* at = idx;
-        if (n > 16) {
-            heap_idx.resize(n);
-            at = heap_idx.data();
-        }
-        for (std::size_t d = 0; d < n; ++d) at[d] = lo[d];
-        for (;;) {
-            std::size_t s = 0, o = 0;
-            for (std::size_t d = 0; d <= k; ++d) {
-                s += at[d] * sstr[d];
-                o += (at[d] - lo[d] + dst_lo[d]) * dstr[d];
-            }
+        walk_box(lo, hi, dst_lo, sstr, dstr, k - 1, k + 1, [&](std::size_t s, std::size_t o) {
             copy_rows<S>(src + s * sizeof(S), sstr[k - 1], dst + o, dstr[k - 1], rows, run, swap);
-            std::size_t d = k - 1;
-            for (;;) {
-                if (d == 0) return;
-                --d;
-                if (++at[d] < hi[d]) break;
-                at[d] = lo[d];
-            }
-        }
+        });
     });
 }
 
@@ -176,34 +190,20 @@ void interleave_box(const T* const* planes, std::size_t k, const std::size_t* sr
     for (std::size_t d = 0; d + 1 < n; ++d) {
         if (lo[d] >= hi[d]) return;
     }
-    std::vector<std::size_t> sstr(n), dstr(n), at(lo, lo + n);
-    sstr[n - 1] = 1;
-    dstr[n - 1] = 1;
-    for (std::size_t d = n - 1; d > 0; --d) {
-        sstr[d - 1] = sstr[d] * src_shape[d];
-        dstr[d - 1] = dstr[d] * dst_shape[d];
-    }
-    const std::size_t m = n - 2;  // the run's axis: its elements are adjacent in every plane
-    const std::size_t count = hi[m] - lo[m];
     if (k == 0 || k > interleave_most)
         throw std::logic_error("chunkwise: interleave_box of " + std::to_string(k) + " planes");
+    box_indices ss(n), ds(n);
+    std::size_t* sstr = ss.data();
+    std::size_t* dstr = ds.data();
+    row_major_strides(src_shape, n, sstr);
+    row_major_strides(dst_shape, n, dstr);
+    const std::size_t m = n - 2;  // the run's axis: its elements are adjacent in every plane
+    const std::size_t count = hi[m] - lo[m];
     const T* row[interleave_most];
-    for (;;) {
-        std::size_t s = 0, o = 0;
-        for (std::size_t d = 0; d <= m; ++d) {
-            s += at[d] * sstr[d];
-            o += (at[d] - lo[d] + dst_lo[d]) * dstr[d];
-        }
+    walk_box(lo, hi, dst_lo, sstr, dstr, m, m + 1, [&](std::size_t s, std::size_t o) {
         for (std::size_t j = 0; j < k; ++j) row[j] = planes[j] + s;
         interleave_run(row, k, count, dst + o);
-        std::size_t d = m;
-        for (;;) {
-            if (d == 0) return;
-            --d;
-            if (++at[d] < hi[d]) break;
-            at[d] = lo[d];
-        }
-    }
+    });
 }
 
 }  // namespace chunkwise::h5::detail
