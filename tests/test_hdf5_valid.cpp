@@ -497,6 +497,23 @@ TEST_CASE("chunks one element wide on a short last axis are read together and wo
     std::filesystem::remove_all(dir);
 }
 
+TEST_CASE("datasets of rank 18 (index arrays past 16 axes) read to the bit, copied and woven", "[hdf5][valid]") {
+    const auto dir = test::scratch("rank18");
+    const auto file = dir / "r.h5";
+    // Chunks split axis 1, so every chunk walks all 18 axes; partial chunks on the first and last.
+    std::vector<hsize_t> shape(18, 1), chunk(18, 1);
+    shape[0] = 7, shape[1] = 2, shape[17] = 3;
+    chunk[0] = 3, chunk[17] = 2;
+    test::write_dataset(file, "/copied", shape, test::type("f32be"), test::layout("deflate"), chunk);
+    chunk[17] = 1;  // one coordinate per chunk: woven
+    test::write_dataset(file, "/woven", shape, test::type("f32le"), test::layout("chunked"), chunk);
+    test::require_same_as_hdf5<float, 18>(file, "/copied", H5T_NATIVE_FLOAT);
+    const auto before = h5::detail::woven_groups().load();
+    test::require_same_as_hdf5<float, 18>(file, "/woven", H5T_NATIVE_FLOAT);
+    REQUIRE(h5::detail::woven_groups().load() > before);
+    std::filesystem::remove_all(dir);
+}
+
 TEST_CASE("a mapped read of data past the end of a truncated file is an h5::error, never SIGBUS", "[hdf5][valid]") {
     const auto dir = test::scratch("mapped-cut");
     const auto file = dir / "m.h5";
