@@ -3,6 +3,7 @@ h5py reads what chunkwise writes. The values follow formulas the C++ test comput
 
   python3 h5py_shapes.py write DIR        # every test file under DIR
   python3 h5py_shapes.py check FILE PATH KIND   # h5py reads chunkwise's ragged dataset (KIND: u8 | f32)
+  python3 h5py_shapes.py dump FILE PATH OUT     # h5py's values of a dataset, as float64 or int64 bytes in OUT
 """
 import os
 import sys
@@ -89,8 +90,18 @@ def check(path, name, kind):
     print("h5py read %d records of %s: ok" % (len(records), kind))
 
 
+def dump(path, name, out):
+    """The values h5py reads, widened to float64 (floats) or int64 (integers, enums, bitfields)."""
+    with h5py.File(path, "r") as f:
+        v = f[name][()]
+    wide = np.float64 if v.dtype.kind == "f" else np.int64
+    np.ascontiguousarray(v.astype("<" + np.dtype(wide).str[1:])).tofile(out)
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "write":
         write(sys.argv[2])
+    elif sys.argv[1] == "dump":
+        dump(sys.argv[2], sys.argv[3], sys.argv[4])
     else:
         check(sys.argv[2], sys.argv[3], sys.argv[4])

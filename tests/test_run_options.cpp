@@ -193,31 +193,71 @@ TEST_CASE("one identity for blocks of every kind: logs, failures, checkpoints an
     const std::vector<int> reordered{13, 12, 11};
     REQUIRE(chunkwise::select_failed(reordered, r.failures()) == std::vector<int>{13, 11});
 
-    // Elements chunkwise cannot describe are named by position, and each gets its own checkpoint
-    // (they once all shared the checkpoint of an empty description).
+    // Elements chunkwise cannot describe are named by position in failures and select_failed...
     struct opaque {
         int payload;
     };
     const std::vector<opaque> things{{1}, {2}, {3}};
-    const auto dir = scratch("identity");
-    chunkwise::run_options ck;
-    ck.checkpoint = dir / "ck";
-    auto first = chunkwise::gather(serial, chunkwise::map_blocks(
-                                               serial, things, [](const opaque& o) { return o.payload * 10; }, ck));
-    REQUIRE(first == std::vector<int>{10, 20, 30});
-    int computed = 0;
-    auto second = chunkwise::gather(serial, chunkwise::map_blocks(
-                                                serial, things,
-                                                [&](const opaque& o) {
-                                                    ++computed;
-                                                    return o.payload * 10;
-                                                },
-                                                ck));
-    REQUIRE(second == std::vector<int>{10, 20, 30});
-    REQUIRE(computed == 0);
     std::vector<chunkwise::failure> by_position{{1, "", 0, "m", "t"}};
     REQUIRE(chunkwise::select_failed(things, by_position).size() == 1);
     REQUIRE(chunkwise::select_failed(things, by_position)[0].payload == 2);
+    // ...but never keyed by position in a checkpoint: that would load one item's result into
+    // another once the list changes. The checkpoint is refused, saying how to name them.
+    const auto dir = scratch("identity");
+    chunkwise::run_options ck;
+    ck.checkpoint = dir / "ck";
+    REQUIRE_THROWS_AS(chunkwise::map_blocks(
+                          serial, things, [](const opaque& o) { return o.payload * 10; }, ck),
+                      std::invalid_argument);
+    REQUIRE_THROWS_WITH(chunkwise::map_blocks(
+                            serial, things, [](const opaque& o) { return o.payload * 10; }, ck),
+                        Catch::Matchers::Contains("no index, no range and no name") &&
+                            Catch::Matchers::Contains("`index` member") &&
+                            Catch::Matchers::Contains("std::string_view"));
+    fs::remove_all(dir);
+}
+
+TEST_CASE("checkpoint: a reordered or extended list loads each item's own result, never another's",
+          "[run_options][checkpoint]") {
+    chunkwise::serial_policy serial;
+    const auto dir = scratch("reorder");
+    chunkwise::run_options ck;
+    ck.checkpoint = dir;
+    // Items with an index member (their own number, not their position) and items named by text.
+    struct item {
+        std::size_t index;
+        int payload;
+    };
+    int computed = 0;
+    auto fn = [&](const item& it) {
+        ++computed;
+        return it.payload * 10;
+    };
+    const std::vector<item> first{{0, 1}, {1, 2}, {2, 3}, {3, 4}, {4, 5}};
+    REQUIRE(chunkwise::gather(serial, chunkwise::map_blocks(serial, first, fn, ck)) ==
+            std::vector<int>{10, 20, 30, 40, 50});
+    computed = 0;
+    const std::vector<item> reordered{{4, 5}, {9, 7}, {2, 3}, {0, 1}, {3, 4}, {1, 2}};
+    REQUIRE(chunkwise::gather(serial, chunkwise::map_blocks(serial, reordered, fn, ck)) ==
+            std::vector<int>{50, 70, 30, 10, 40, 20});
+    REQUIRE(computed == 1);  // only the inserted item
+    auto named = [&](const std::string& name) {
+        ++computed;
+        return static_cast<int>(name.size());
+    };
+    const std::vector<std::string> names{"a", "bb", "ccc"};
+    (void)chunkwise::map_blocks(serial, names, named, ck);
+    computed = 0;
+    const std::vector<std::string> renamed{"dddd", "ccc", "a", "bb"};
+    REQUIRE(chunkwise::gather(serial, chunkwise::map_blocks(serial, renamed, named, ck)) ==
+            std::vector<int>{4, 3, 1, 2});
+    REQUIRE(computed == 1);
+    // An item whose name is empty runs every time and is never loaded as another.
+    const std::vector<std::string> with_empty{"", "a"};
+    computed = 0;
+    (void)chunkwise::map_blocks(serial, with_empty, named, ck);
+    (void)chunkwise::map_blocks(serial, with_empty, named, ck);
+    REQUIRE(computed == 2);
     fs::remove_all(dir);
 }
 

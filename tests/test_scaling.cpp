@@ -6,7 +6,7 @@
 #include <chunkwise/bench/plot.hpp>
 #include <chunkwise/bench/scaling.hpp>
 #include <chunkwise/chunkwise.hpp>
-#include <chunkwise/detail/json.hpp>
+#include <chunkwise/detail/bench/json.hpp>
 
 #include <cmath>
 #include <cstdlib>

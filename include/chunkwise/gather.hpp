@@ -2,9 +2,9 @@
 /// \file
 /// `gather` and `reduce`: combine the results of `map_blocks`, deterministically.
 
-#include <chunkwise/detail/clock.hpp>
-#include <chunkwise/detail/policy_access.hpp>
-#include <chunkwise/detail/tree_reduce.hpp>
+#include <chunkwise/detail/core/clock.hpp>
+#include <chunkwise/detail/core/policy_access.hpp>
+#include <chunkwise/detail/core/tree_reduce.hpp>
 #include <chunkwise/failure.hpp>
 #include <chunkwise/partial_results.hpp>
 #include <chunkwise/policy.hpp>

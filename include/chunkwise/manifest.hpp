@@ -3,7 +3,7 @@
 /// Failure manifests: the failed blocks of a run as CSV, read back to re-run exactly those
 /// (`select_failed`).
 
-#include <chunkwise/detail/block_identity.hpp>
+#include <chunkwise/detail/core/block_identity.hpp>
 #include <chunkwise/error.hpp>
 #include <chunkwise/failure.hpp>
 

@@ -5,9 +5,9 @@
 /// <chunkwise/run_options.hpp>.)
 
 #include <chunkwise/block_error.hpp>
-#include <chunkwise/detail/block_identity.hpp>
-#include <chunkwise/detail/execute.hpp>
-#include <chunkwise/detail/policy_access.hpp>
+#include <chunkwise/detail/core/block_identity.hpp>
+#include <chunkwise/detail/core/execute.hpp>
+#include <chunkwise/detail/core/policy_access.hpp>
 #include <chunkwise/failure.hpp>
 #include <chunkwise/partial_results.hpp>
 #include <chunkwise/policy.hpp>

@@ -4,8 +4,8 @@
 /// thread_policy, mpi_policy, hybrid_policy) and the distributed ones add to
 /// (`distributed_policy`: mpi_policy, hybrid_policy).
 
-#include <chunkwise/detail/execute.hpp>
-#include <chunkwise/detail/policy_access.hpp>
+#include <chunkwise/detail/core/execute.hpp>
+#include <chunkwise/detail/core/policy_access.hpp>
 #include <chunkwise/failure.hpp>
 #include <chunkwise/stats.hpp>
 

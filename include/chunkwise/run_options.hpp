@@ -5,7 +5,7 @@
 /// progress with an ETA. (Needs POSIX besides the standard library: fsync'ed checkpoint files,
 /// O_APPEND log lines, isatty.)
 
-#include <chunkwise/detail/production.hpp>
+#include <chunkwise/detail/run/production.hpp>
 #include <chunkwise/failure.hpp>
 #include <chunkwise/map_blocks.hpp>
 

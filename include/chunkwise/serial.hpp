@@ -2,8 +2,8 @@
 /// \file
 /// `serial_policy`: every block on the calling thread, in index order.
 
-#include <chunkwise/detail/execute.hpp>
-#include <chunkwise/detail/policy_access.hpp>
+#include <chunkwise/detail/core/execute.hpp>
+#include <chunkwise/detail/core/policy_access.hpp>
 #include <chunkwise/stats.hpp>
 
 #include <cstddef>

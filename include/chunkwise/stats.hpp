@@ -2,7 +2,7 @@
 /// \file
 /// Where a run's time went: per-worker busy, read, wait and combine seconds.
 
-#include <chunkwise/detail/clock.hpp>
+#include <chunkwise/detail/core/clock.hpp>
 
 #include <cstddef>
 #include <vector>

@@ -2,9 +2,9 @@
 /// \file
 /// `thread_policy`: blocks on a persistent pool of std::threads, scheduled dynamically.
 
-#include <chunkwise/detail/execute.hpp>
-#include <chunkwise/detail/policy_access.hpp>
-#include <chunkwise/detail/thread_pool.hpp>
+#include <chunkwise/detail/core/execute.hpp>
+#include <chunkwise/detail/core/policy_access.hpp>
+#include <chunkwise/detail/core/thread_pool.hpp>
 #include <chunkwise/stats.hpp>
 
 #if defined(__linux__)

@@ -5,8 +5,8 @@
 /// CSV, and `strong_scaling`, which runs a workload over thread counts. Plots:
 /// <chunkwise/bench/plot.hpp>. Schema and how to read the figures: docs/scaling.md.
 
-#include <chunkwise/detail/clock.hpp>
-#include <chunkwise/detail/json.hpp>
+#include <chunkwise/detail/core/clock.hpp>
+#include <chunkwise/detail/bench/json.hpp>
 #include <chunkwise/error.hpp>
 #include <chunkwise/stats.hpp>
 #include <chunkwise/threads.hpp>

@@ -7,7 +7,7 @@
 // packed archives) into bytes that travel the same raw way, so serialized transfers are split
 // above INT_MAX too.
 
-#include <chunkwise/detail/value_kinds.hpp>
+#include <chunkwise/detail/core/value_kinds.hpp>
 
 #include <boost/mpi/collectives.hpp>
 #include <boost/mpi/communicator.hpp>

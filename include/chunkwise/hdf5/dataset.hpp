@@ -8,7 +8,7 @@
 #include <chunkwise/detail/hdf5/read.hpp>
 #include <chunkwise/detail/hdf5/select.hpp>
 #include <chunkwise/detail/hdf5/state.hpp>
-#include <chunkwise/detail/xtensor.hpp>
+#include <chunkwise/detail/hdf5/xtensor.hpp>
 #include <chunkwise/hdf5/error.hpp>
 #include <chunkwise/hdf5/ragged.hpp>
 #include <chunkwise/partition.hpp>
@@ -222,7 +222,8 @@ public:
         check_type<T>();
         check_rows(rows);
         detail::check_selection(*s_, sel.axis, sel.idx);
-        const std::size_t want = rows.size() * (s_->row_elements / s_->dims[sel.axis]) * sel.idx.size();
+        std::size_t want = rows.size();  // rows x every other axis, the selected one counting idx.size()
+        for (std::size_t d = 1; d < rank(); ++d) want *= d == sel.axis ? sel.idx.size() : s_->dims[d];
         if (out.size() != want) {
             s_->fail("read_into: the buffer holds " + std::to_string(out.size()) + " values, rows [" +
                      std::to_string(rows.begin) + ", " + std::to_string(rows.end) + ") of " +
@@ -250,8 +251,12 @@ public:
         static_assert(std::is_arithmetic_v<T> && !std::is_same_v<T, bool>,
                       "chunkwise::h5::dataset::read_ragged: T must be an arithmetic type (not bool)");
         if (!s_->ragged) {
-            s_->fail("read_ragged: holds " + s_->type.text +
-                     " values, not variable-length sequences of numbers (read it with read)");
+            // Point to read only where read can serve it: never in a circle.
+            s_->fail("read_ragged: holds " + s_->type.text + " values, not variable-length sequences of numbers" +
+                     (s_->type.numeric && s_->type_defect.empty()
+                          ? std::string(" (read it with read)")
+                          : std::string("; chunkwise reads numbers, enums (as their integers) and variable-length "
+                                        "sequences of them, not this type")));
         }
         if (rank() != 1) {
             s_->fail("read_ragged: reads 1-D datasets of records; this one has shape " + detail::shape_text(s_->dims));
@@ -318,7 +323,9 @@ private:
         }
         if (!s_->type.numeric) {
             s_->fail("holds " + s_->type.text + " values, which do not convert to a number type" +
-                     (s_->ragged ? std::string(" (read them with read_ragged)") : std::string()));
+                     (s_->ragged ? std::string(" (read them with read_ragged)")
+                                 : std::string("; chunkwise reads numbers, enums (as their integers) and "
+                                               "variable-length sequences of them, not this type")));
         }
     }
 

@@ -5,6 +5,7 @@
 // H5Dopen2 (h5py's too). chunkwise reads the object header itself (bounded preads, versions 1
 // and 2, continuation blocks) and refuses such a dataset with an h5::error instead. Anything it
 // cannot parse is left to HDF5 as before: this check only ever adds an error, never hides data.
+#include <chunkwise/detail/core/posix_io.hpp>
 #include <chunkwise/detail/hdf5/library.hpp>
 
 #include <hdf5.h>
@@ -28,13 +29,7 @@ public:
     /// `size` bytes at relative address `addr` (false when the file is shorter).
     bool read(std::uint64_t addr, std::size_t size, std::vector<unsigned char>& out) const {
         out.resize(size);
-        std::size_t done = 0;
-        while (done < size) {
-            const ssize_t got = ::pread(fd_, out.data() + done, size - done, static_cast<off_t>(base_ + addr + done));
-            if (got <= 0) return false;
-            done += static_cast<std::size_t>(got);
-        }
-        return true;
+        return chunkwise::detail::posix::pread_all(fd_, out.data(), size, base_ + addr);
     }
     [[nodiscard]] unsigned addr_size() const noexcept { return addr_size_; }
     [[nodiscard]] unsigned len_size() const noexcept { return len_size_; }

@@ -9,6 +9,7 @@
 // number of chunks per call. Files reached through external links are opened through the same
 // driver (HDF5 gives them the parent's file access properties), so the probe names the file a
 // chunk really lives in.
+#include <chunkwise/detail/core/posix_io.hpp>
 #include <chunkwise/detail/hdf5/library.hpp>
 
 #include <hdf5.h>
@@ -120,18 +121,10 @@ struct probe_driver {
             return 0;
         }
         auto* out = static_cast<unsigned char*>(buffer);
-        while (size > 0) {
-            const ssize_t got = ::pread(f->fd, out, size, static_cast<off_t>(addr));
-            if (got < 0 && errno == EINTR) continue;
-            if (got < 0) return -1;
-            if (got == 0) {  // past the end of the file: zeros, as HDF5's own driver gives
-                std::memset(out, 0, size);
-                break;
-            }
-            out += got;
-            size -= static_cast<std::size_t>(got);
-            addr += static_cast<haddr_t>(got);
-        }
+        const std::ptrdiff_t got = chunkwise::detail::posix::pread_full(f->fd, out, size, addr);
+        if (got < 0) return -1;
+        // Past the end of the file: zeros, as HDF5's own driver gives.
+        std::memset(out + got, 0, size - static_cast<std::size_t>(got));
         return 0;
     }
     static herr_t write(H5FD_t*, H5FD_mem_t, hid_t, haddr_t, std::size_t, const void*) { return -1; }

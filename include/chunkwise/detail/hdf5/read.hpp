@@ -14,6 +14,7 @@
 // Whatever HDF5 would read differently from call to call (bytes past a chunk stored short, data
 // outside the file's allocated space, a damaged fill value) is an h5::error. So every read gives
 // what H5Dread gives, or an h5::error.
+#include <chunkwise/detail/core/posix_io.hpp>
 #include <chunkwise/detail/hdf5/copy.hpp>
 #include <chunkwise/detail/hdf5/decode.hpp>
 #include <chunkwise/detail/hdf5/library.hpp>
@@ -84,15 +85,10 @@ inline void grow(std::vector<unsigned char>& v, std::size_t bytes, const dataset
 template <class What>
 void pread_all(const dataset_state& s, int fd, std::uint64_t address, unsigned char* dst, std::size_t bytes,
                What&& what) {
-    std::size_t done = 0;
-    while (done < bytes) {
-        const ssize_t got = ::pread(fd, dst + done, bytes - done, static_cast<off_t>(address + done));
-        if (got < 0 && errno == EINTR) continue;
-        if (got <= 0) {
-            s.fail("reading " + std::string(what()) + " failed: " +
-                   (got < 0 ? std::string(std::strerror(errno)) : std::string("the file ends early (truncated?)")));
-        }
-        done += static_cast<std::size_t>(got);
+    const std::ptrdiff_t got = chunkwise::detail::posix::pread_full(fd, dst, bytes, address);
+    if (got != static_cast<std::ptrdiff_t>(bytes)) {
+        s.fail("reading " + std::string(what()) + " failed: " +
+               (got < 0 ? std::string(std::strerror(errno)) : std::string("the file ends early (truncated?)")));
     }
 }
 
@@ -257,7 +253,7 @@ void hdf5_read_box(const dataset_state& s, const std::size_t* lo, const std::siz
         H5Sselect_hyperslab(fspace.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr) < 0) {
         failed();
     }
-    if (!s.type.is_enum) {
+    if (!s.type.via_base) {
         handle mspace(H5Screate_simple(static_cast<int>(n), mshape.data(), nullptr), H5Sclose);
         if (!mspace.valid() ||
             H5Sselect_hyperslab(mspace.get(), H5S_SELECT_SET, mstart.data(), nullptr, count.data(), nullptr) < 0 ||
@@ -266,21 +262,21 @@ void hdf5_read_box(const dataset_state& s, const std::size_t* lo, const std::siz
         }
         return;
     }
-    // Enums: HDF5 converts enums only to enums. Read the native enum (its base integers), then
-    // convert those integers to T with HDF5's integer rules, then copy the box into place.
-    handle base(H5Tget_super(s.mem_enum.get()), H5Tclose);
-    if (!base.valid()) failed();
-    const std::size_t width = std::max(H5Tget_size(base.get()), sizeof(T));
+    // Enums and bitfields: HDF5 converts enums only to enums (mapping values that are not members
+    // to all ones) and bitfields only to bitfields. Read the stored bytes through the dataset's
+    // own type (no conversion), then convert their integers to T by HDF5's integer rules: the
+    // stored integers, as h5py and the fast path give them.
+    const std::size_t width = std::max(s.element_bytes, sizeof(T));
     std::vector<unsigned char> buffer;
     try {
         buffer.resize(elements * width);
     } catch (const std::bad_alloc&) {
-        s.fail("cannot allocate " + std::to_string(elements * width) + " bytes to read an enum");
+        s.fail("cannot allocate " + std::to_string(elements * width) + " bytes to read " + s.type.text + " values");
     }
     handle mspace(H5Screate_simple(static_cast<int>(n), count.data(), nullptr), H5Sclose);
     if (!mspace.valid() ||
-        H5Dread(s.dset_h.get(), s.mem_enum.get(), mspace.get(), fspace.get(), H5P_DEFAULT, buffer.data()) < 0 ||
-        H5Tconvert(base.get(), native_type<T>(), elements, buffer.data(), nullptr, H5P_DEFAULT) < 0) {
+        H5Dread(s.dset_h.get(), s.file_type.get(), mspace.get(), fspace.get(), H5P_DEFAULT, buffer.data()) < 0 ||
+        H5Tconvert(s.stored_type.get(), native_type<T>(), elements, buffer.data(), nullptr, H5P_DEFAULT) < 0) {
         failed();
     }
     std::vector<std::size_t> zero(n, 0), extent(count.begin(), count.end());
@@ -295,17 +291,17 @@ T fill_value(const dataset_state& s) {
     if (!s.fill_defect.empty())
         s.fail("a chunk never written reads as the fill value, but " + s.fill_defect + " (corrupted?)");
     if (!s.writes_fill) return T{0};
-    if (!s.type.is_enum) {
+    if (!s.type.via_base) {
         T v{};
         if (H5Pget_fill_value(s.dcpl_h.get(), native_type<T>(), &v) < 0)
             s.fail("cannot read the fill value: " + last_error());
         return v;
     }
-    handle base(H5Tget_super(s.mem_enum.get()), H5Tclose);
+    // The stored integer of an enum or bitfield (through the dataset's own type: no mapping).
     unsigned char buffer[64] = {};
-    if (!base.valid() || H5Tget_size(s.mem_enum.get()) > sizeof buffer ||
-        H5Pget_fill_value(s.dcpl_h.get(), s.mem_enum.get(), buffer) < 0 ||
-        H5Tconvert(base.get(), native_type<T>(), 1, buffer, nullptr, H5P_DEFAULT) < 0) {
+    if (H5Tget_size(s.file_type.get()) > sizeof buffer || sizeof(T) > sizeof buffer ||
+        H5Pget_fill_value(s.dcpl_h.get(), s.file_type.get(), buffer) < 0 ||
+        H5Tconvert(s.stored_type.get(), native_type<T>(), 1, buffer, nullptr, H5P_DEFAULT) < 0) {
         s.fail("cannot read the fill value: " + last_error());
     }
     T v;
@@ -353,7 +349,7 @@ void fill_absent(const dataset_state& s, const std::size_t* lo, const std::size_
     {
         library_lock lock;
         value = fill_value<T>(s);
-        if (s.writes_fill && !s.type.is_enum) {
+        if (s.writes_fill && !s.type.via_base) {
             std::vector<hsize_t> start(lo, lo + n), count(n, 1);
             count[n - 1] = std::min<std::size_t>(extent[n - 1], 16);
             std::vector<T> check(static_cast<std::size_t>(count[n - 1]));

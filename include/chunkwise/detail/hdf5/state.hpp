@@ -74,7 +74,7 @@ inline bool checked_product(const std::vector<std::size_t>& v, std::size_t& out,
 struct dataset_state {
     std::string file, path;
     handle file_h, dset_h, dcpl_h;
-    handle mem_enum;     // native enum type (enum datasets only), for H5Dread
+    handle file_type;    // the dataset's own type: enums are read through it (no conversion)
     handle stored_type;  // the stored values' type (an enum's base), for H5Tconvert
     std::vector<std::size_t> dims;
     std::vector<std::size_t> chunk;  // empty: not chunked
@@ -286,6 +286,7 @@ inline std::shared_ptr<const dataset_state> open_dataset(const std::filesystem::
     if (std::filesystem::is_directory(file, ec)) s->fail("is a directory, not an HDF5 file");
 
     library_lock lock;
+    std::string why;  // HDF5's reason, taken before closing anything clears it
     {
         handle fapl = probe_fapl();
         s->file_h = handle(H5Fopen(s->file.c_str(), H5F_ACC_RDONLY, fapl.valid() ? fapl.get() : H5P_DEFAULT), H5Fclose);
@@ -293,9 +294,14 @@ inline std::shared_ptr<const dataset_state> open_dataset(const std::filesystem::
             H5Eclear2(H5E_DEFAULT);  // HDF5's own driver may still open it (then no chunk probing)
             s->file_h = handle(H5Fopen(s->file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
         }
+        if (!s->file_h.valid()) why = last_error();
     }
     if (!s->file_h.valid()) {
-        throw error(s->file, "", "cannot open as an HDF5 file (not HDF5, truncated or corrupted): " + last_error());
+        const auto bytes = std::filesystem::file_size(file, ec);
+        throw error(s->file, "",
+                    "cannot open as an HDF5 file (not HDF5, truncated or corrupted; " +
+                        (ec ? std::string("size unknown") : std::to_string(bytes) + " bytes") + ")" +
+                        (why.empty() ? std::string() : ": " + why));
     }
     check_dataset_path(*s);
 
@@ -306,19 +312,24 @@ inline std::shared_ptr<const dataset_state> open_dataset(const std::filesystem::
     handle dcpl(H5Dget_create_plist(s->dset_h.get()), H5Pclose);
     if (!type.valid() || !space.valid() || !dcpl.valid()) s->fail("cannot read the dataset's header: " + last_error());
     s->type = describe_type(type.get(), s->type_defect);
-    s->stored_type =
-        s->type.is_enum ? handle(H5Tget_super(type.get()), H5Tclose) : handle(H5Tcopy(type.get()), H5Tclose);
+    if (s->type.is_enum) {
+        s->stored_type = handle(H5Tget_super(type.get()), H5Tclose);
+    } else if (H5Tget_class(type.get()) == H5T_BITFIELD) {
+        s->stored_type = bitfield_as_integer(type.get());
+        if (!s->stored_type.valid() && s->type_defect.empty()) {
+            s->type_defect = "a bitfield of " + std::to_string(H5Tget_size(type.get())) + " bytes";
+        }
+    } else {
+        s->stored_type = handle(H5Tcopy(type.get()), H5Tclose);
+    }
+    s->file_type = handle(H5Tcopy(type.get()), H5Tclose);
     if (H5Tget_class(type.get()) == H5T_VLEN) {
         handle base(H5Tget_super(type.get()), H5Tclose);
         std::string base_defect;
         if (base.valid()) s->ragged_base = describe_type(base.get(), base_defect);
-        s->ragged = base.valid() && base_defect.empty() && s->ragged_base.numeric && !s->ragged_base.is_enum;
+        // Enums (h5py's bool among them) are read as their base integers, as h5py reads them.
+        s->ragged = base.valid() && base_defect.empty() && s->ragged_base.numeric;
         if (base.valid()) s->type.text += " of " + s->ragged_base.text;
-        H5Eclear2(H5E_DEFAULT);
-    }
-    if (s->type.is_enum && s->type.numeric) {
-        s->mem_enum = handle(H5Tget_native_type(type.get(), H5T_DIR_DEFAULT), H5Tclose);
-        if (!s->mem_enum.valid()) s->type_defect = "an enum without a native equivalent";
         H5Eclear2(H5E_DEFAULT);
     }
 

@@ -24,6 +24,9 @@ struct element_type {
     bool raw = false;      ///< full width, standard layout: chunkwise decodes it itself
     bool numeric = false;  ///< converts to an arithmetic T (through HDF5 where not raw)
     bool is_enum = false;  ///< an enum (h5py's bool included): read as its base integer
+    /// HDF5 does not convert it to numbers (enums, bitfields): read through its own type (no
+    /// conversion), then its integers converted to T (what h5py gives).
+    bool via_base = false;
     std::string text;      ///< for messages, e.g. "32-bit float, big-endian"
 };
 
@@ -96,6 +99,28 @@ inline std::string type_defect(hid_t type, H5T_class_t cls) {
     return {};
 }
 
+/// The integer type whose values a bitfield's bits are (same size, byte order, precision and
+/// offset, unsigned): what reads convert bitfields from. Call with the lock held.
+inline handle bitfield_as_integer(hid_t bitfield) {
+    const std::size_t size = H5Tget_size(bitfield);
+    const bool big = H5Tget_order(bitfield) == H5T_ORDER_BE;
+    hid_t base = H5I_INVALID_HID;
+    switch (size) {
+        case 1: base = big ? H5T_STD_U8BE : H5T_STD_U8LE; break;
+        case 2: base = big ? H5T_STD_U16BE : H5T_STD_U16LE; break;
+        case 4: base = big ? H5T_STD_U32BE : H5T_STD_U32LE; break;
+        case 8: base = big ? H5T_STD_U64BE : H5T_STD_U64LE; break;
+        default: return {};
+    }
+    handle t(H5Tcopy(base), H5Tclose);
+    if (!t.valid() || H5Tset_precision(t.get(), H5Tget_precision(bitfield)) < 0 ||
+        H5Tset_offset(t.get(), static_cast<std::size_t>(H5Tget_offset(bitfield))) < 0) {
+        H5Eclear2(H5E_DEFAULT);
+        return {};
+    }
+    return t;
+}
+
 /// Describes a dataset's type; `defect` receives why it is unusable ("" if usable). Call with the
 /// lock held.
 inline element_type describe_type(hid_t type, std::string& defect) {
@@ -112,6 +137,7 @@ inline element_type describe_type(hid_t type, std::string& defect) {
         value_type = base.get();
         cls = H5Tget_class(value_type);
         t.is_enum = true;
+        t.via_base = true;
         if (cls != H5T_INTEGER) {
             defect = "an enum whose base is not an integer";
             return t;
@@ -121,10 +147,12 @@ inline element_type describe_type(hid_t type, std::string& defect) {
     const bool big = H5Tget_order(value_type) == H5T_ORDER_BE;
     const std::string order = big ? "big-endian" : "little-endian";
     const std::string prefix = t.is_enum ? "enum of " : "";
+    if (cls == H5T_BITFIELD) t.via_base = true;  // read as an unsigned integer of its size, as h5py does
     switch (cls) {
+        case H5T_BITFIELD:
         case H5T_INTEGER: {
-            defect = type_defect(value_type, cls);
-            const bool is_signed = H5Tget_sign(value_type) == H5T_SGN_2;
+            defect = type_defect(value_type, H5T_INTEGER);
+            const bool is_signed = cls == H5T_INTEGER && H5Tget_sign(value_type) == H5T_SGN_2;
             t.k = is_signed ? element_type::kind::signed_int : element_type::kind::unsigned_int;
             t.size = size;
             t.big_endian = big;
@@ -132,7 +160,9 @@ inline element_type describe_type(hid_t type, std::string& defect) {
             const std::size_t precision = H5Tget_precision(value_type);
             t.raw = t.numeric && H5Tget_offset(value_type) == 0 && precision == size * 8 &&
                     (size == 1 || size == 2 || size == 4 || size == 8);
-            t.text = prefix + std::to_string(size * 8) + "-bit " + (is_signed ? "signed" : "unsigned") + " integer";
+            t.text = prefix + std::to_string(size * 8) + "-bit " +
+                     (cls == H5T_BITFIELD ? std::string("bitfield (read as unsigned integers)")
+                                          : std::string(is_signed ? "signed" : "unsigned") + " integer");
             if (precision != size * 8) {
                 t.text += " (" + std::to_string(precision) + " bits at offset " +
                           std::to_string(H5Tget_offset(value_type)) + ")";
@@ -166,9 +196,6 @@ inline element_type describe_type(hid_t type, std::string& defect) {
             break;
         case H5T_OPAQUE:
             t.text = "opaque";
-            break;
-        case H5T_BITFIELD:
-            t.text = "bitfield";
             break;
         case H5T_REFERENCE:
             t.text = "reference";

@@ -5,14 +5,16 @@
 // the whole run, from a counter every rank adds to). Plugged into detail::run_blocks in place of
 // plain_run.
 #include <chunkwise/checkpoint.hpp>
-#include <chunkwise/detail/block_identity.hpp>
-#include <chunkwise/detail/clock.hpp>
-#include <chunkwise/detail/execute.hpp>
-#include <chunkwise/detail/policy_access.hpp>
-#include <chunkwise/detail/reporter.hpp>
+#include <chunkwise/detail/run/checkpoint_store.hpp>
+#include <chunkwise/detail/core/block_identity.hpp>
+#include <chunkwise/detail/core/clock.hpp>
+#include <chunkwise/detail/core/execute.hpp>
+#include <chunkwise/detail/core/policy_access.hpp>
+#include <chunkwise/detail/run/reporter.hpp>
 #include <chunkwise/policy.hpp>
 
 #include <atomic>
+#include <cstdio>
 #include <cstddef>
 #include <exception>
 #include <filesystem>
@@ -43,7 +45,15 @@ public:
               on_progress_(std::move(on_progress)),
               on_log_(std::move(on_log)) {
         if (!checkpoint.empty()) {
-            if constexpr (checkpointable<Result>) {
+            if constexpr (!identity::nameable) {
+                throw std::invalid_argument(
+                    "[chunkwise.checkpoint] the blocks have no index, no range and no name, so a checkpoint "
+                    "could only key them by their position in the list, and a list reordered or extended "
+                    "between runs would load one element's result into another. Name each element: give "
+                    "it a std::size_t `index` member that identifies it (or `begin`/`end` members), or "
+                    "make it convertible to std::string_view (a stable name), or map over "
+                    "chunkwise::partition's blocks and look your items up by block index");
+            } else if constexpr (checkpointable<Result>) {
                 set_up([&] {
                     store_.emplace(checkpoint, policy.rank());
                     type_name_ = checkpoint_traits<Result>::type_name();
@@ -87,6 +97,20 @@ public:
             reporter_->line("run start: " + std::to_string(n) + " blocks on " + std::to_string(workers) + " workers" +
                             (store_ ? ", checkpoint " + store_->dir().string() : std::string()));
         }
+        // What opening the checkpoint found: a torn tail cut off (in the log), entries skipped (in
+        // the log, or on stderr where there is none).
+        if (store_) {
+            for (const std::string& note : store_->notes()) {
+                if (logging_) reporter_->line(note);
+            }
+            for (const std::string& warning : store_->warnings()) {
+                if (logging_) {
+                    reporter_->line(warning);
+                } else {
+                    std::fprintf(stderr, "[chunkwise] %s\n", warning.c_str());
+                }
+            }
+        }
     }
 
     template <class Compute>
@@ -99,13 +123,27 @@ public:
                                                  (description.empty() ? "" : " (" + description + ")")
                                            : std::string();
         if constexpr (checkpointable<Result>) {
-            if (store_) {
+            if (store_ && key.empty()) {
+                note_once(unnamed_, label + ": not checkpointed: its name is empty (later unnamed blocks are not "
+                                            "mentioned again)");
+            } else if (store_) {
                 if (auto bytes = store_->load(key, type_name_, description)) {
-                    slot.emplace(checkpoint_traits<Result>::load(*bytes));
-                    loaded_.fetch_add(1, std::memory_order_relaxed);
-                    if (logging_) reporter_->line("loaded " + label + " from checkpoint");
-                    tick(false);
-                    return;
+                    // A checkpoint is a cache: a record its type cannot decode is a miss, never a failure.
+                    try {
+                        slot.emplace(checkpoint_traits<Result>::load(*bytes));
+                    } catch (const std::exception& e) {
+                        slot.reset();
+                        if (logging_) {
+                            reporter_->line("checkpoint of " + label + " cannot be decoded (" + e.what() +
+                                            "): computed again");
+                        }
+                    }
+                    if (slot) {
+                        loaded_.fetch_add(1, std::memory_order_relaxed);
+                        if (logging_) reporter_->line("loaded " + label + " from checkpoint");
+                        tick(false);
+                        return;
+                    }
                 }
             }
         }
@@ -129,7 +167,7 @@ public:
         current_reporter = nullptr;
         current_block_label = nullptr;
         if constexpr (checkpointable<Result>) {
-            if (store_) save(key, description, *slot, label);
+            if (store_ && !key.empty()) save(key, description, *slot, label);
         }
         if (logging_) reporter_->line("end " + label + " " + std::to_string(seconds_since(t0)) + " s");
         tick(true);
@@ -185,6 +223,16 @@ private:
         }
     }
 
+    // One line about a kind of event, the first time it happens (in the log, or on stderr).
+    void note_once(std::atomic<bool>& said, const std::string& text) {
+        if (said.exchange(true)) return;
+        if (logging_) {
+            reporter_->line(text);
+        } else {
+            std::fprintf(stderr, "[chunkwise] %s\n", text.c_str());
+        }
+    }
+
     // Progress counts: blocks done here; under MPI the thread that called map_blocks (the only one
     // that talks to MPI) adds them to a counter on the root, which draws the progress line.
     void tick(bool computed) {
@@ -230,6 +278,7 @@ private:
     std::function<void(const progress_report&)> on_progress_;
     std::function<void(const std::string&)> on_log_;
     std::atomic<std::size_t> done_{0}, computed_{0}, loaded_{0}, save_failures_{0};
+    std::atomic<bool> unnamed_{false};
     std::size_t flushed_ = 0;
 };
 

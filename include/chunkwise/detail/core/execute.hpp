@@ -5,7 +5,7 @@
 // original exception (which never crosses ranks), while chunkwise::failure is the public,
 // serialisable report map_blocks builds from it.
 
-#include <chunkwise/detail/clock.hpp>
+#include <chunkwise/detail/core/clock.hpp>
 #include <chunkwise/failure.hpp>
 #include <chunkwise/stats.hpp>
 

@@ -1,6 +1,7 @@
 #pragma once
 // Internal: the log file and progress line of a production run.
-#include <chunkwise/detail/clock.hpp>
+#include <chunkwise/detail/core/clock.hpp>
+#include <chunkwise/detail/core/posix_io.hpp>
 #include <chunkwise/error.hpp>
 
 #include <fcntl.h>
@@ -72,8 +73,15 @@ public:
               show_(show_progress),
               start_(clock_type::now()) {
         if (!log.empty()) {
-            fd_ = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-            if (fd_ < 0) throw error("[chunkwise.log] cannot open " + log.string() + ": " + std::strerror(errno));
+            // Never blocks: a FIFO without a reader is refused at once (ENXIO), not waited on.
+            fd_ = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NONBLOCK, 0644);
+            if (fd_ < 0) {
+                const int err = errno;
+                throw error("[chunkwise.log] cannot open " + log.string() + ": " +
+                            (err == ENXIO ? std::string("a FIFO with no reader") : std::string(std::strerror(err))));
+            }
+            const int flags = ::fcntl(fd_, F_GETFL);
+            if (flags >= 0) (void)::fcntl(fd_, F_SETFL, flags & ~O_NONBLOCK);
         }
         tty_ = progress_ && ::isatty(2) != 0;
     }
@@ -107,13 +115,7 @@ public:
             on_log_(l.substr(0, l.size() - 1));
         }
         if (fd_ < 0) return;
-        std::size_t done = 0;
-        while (done < l.size()) {
-            const ssize_t w = ::write(fd_, l.data() + done, l.size() - done);
-            if (w < 0 && errno == EINTR) continue;
-            if (w <= 0) return;  // a full disk loses log lines, never the run
-            done += static_cast<std::size_t>(w);
-        }
+        (void)posix::write_all(fd_, l.data(), l.size());  // a full disk loses log lines, never the run
     }
 
     /// Progress after `done` of total blocks (`computed` of them run, not loaded).

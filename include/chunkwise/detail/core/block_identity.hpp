@@ -8,10 +8,14 @@
 // | converts to std::string_view    | position in range    | the string           | hash of the string    |
 // | has `.string()` (a path)        | position in range    | the string           | hash of the string    |
 // | arithmetic (std::views::iota)   | position in range    | "item V"             | hash of the text      |
-// | anything else                   | position in range    | ""                   | "position-P"          |
+// | anything else                   | position in range    | ""                   | none: not checkpointed |
 //
 // A failure recorded in one run names the same element in a later run over another selection of
-// the same elements: by index where there is one, else by description, else by position.
+// the same elements: by index where there is one, else by description, else by position. A
+// checkpoint key must name the element itself, never its position: a list reordered or extended
+// between runs would otherwise load one element's result into another. Elements without an index
+// or a name are therefore refused by checkpoints (`nameable`), and an element whose name is empty
+// at run time is run without its checkpoint.
 #include <chunkwise/failure.hpp>
 
 #include <concepts>
@@ -75,13 +79,24 @@ struct block_identity {
         }
     }
 
-    /// A name for the block's checkpoint file, stable from run to run.
+    /// True when elements of this type can be named from run to run (an index, a range, a name or
+    /// a number): only then can a checkpoint key them.
+    static constexpr bool nameable = indexed_block<Block> || requires(const Block& b) {
+        { b.begin } -> std::convertible_to<std::size_t>;
+        { b.end } -> std::convertible_to<std::size_t>;
+    } || std::is_convertible_v<const Block&, std::string_view> || requires(const Block& b) {
+        { b.string() } -> std::convertible_to<std::string>;
+    } || std::is_arithmetic_v<Block>;
+
+    /// A name for the block's checkpoint record, stable from run to run and naming the element
+    /// itself (its index, or a hash of its description); "" where the element has no name (an
+    /// empty string or path): such a block is not checkpointed.
     static std::string key(const Block& b, std::size_t position, const std::string& description) {
         if constexpr (indexed_block<Block>) {
             (void)description;
             return std::to_string(index(b, position));
         } else {
-            if (description.empty()) return "position-" + std::to_string(position);
+            if (description.empty()) return {};
             char hex[17];
             std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(fnv1a(description)));
             return std::string("item-") + hex;

@@ -4,7 +4,7 @@
 // what users call (workers, rank, is_root, and for MPI size and communicator). The concepts in
 // <chunkwise/policy.hpp> name every hook through this door: a policy that misspells one fails
 // the concept instead of silently taking the single-process path.
-#include <chunkwise/detail/execute.hpp>
+#include <chunkwise/detail/core/execute.hpp>
 
 #include <cstddef>
 #include <cstdint>
