@@ -131,6 +131,67 @@ TEMPLATE_TEST_CASE("write_blocks: one rank's results of another shape is every r
     if (world.rank() == 0) std::filesystem::remove_all(dir);
 }
 
+TEMPLATE_TEST_CASE("write_blocks: arguments that differ on one rank are refused by every rank, naming them",
+                   "[mpi][hdf5][write]", CHUNKWISE_MPI_POLICIES) {
+    auto policy = TestType::make();
+    boost::mpi::communicator world;
+    const auto dir = test::shared_scratch("hdf5-args");
+    const auto blocks = chunkwise::partition(20, chunkwise::parts{5});
+    auto rows = [](const chunkwise::block& b) { return std::vector<double>(b.size(), double(b.index)); };
+    const bool odd = world.rank() == world.size() - 1 && world.size() > 1;
+    auto refused = [&](auto&& write, const std::string& what, const std::string& mine, const std::string& theirs) {
+        if (world.size() == 1) return;
+        try {
+            write();
+            FAIL("write_blocks did not refuse arguments that differ between ranks");
+        } catch (const std::invalid_argument& e) {
+            const std::string w = e.what();
+            INFO(w);
+            REQUIRE(w.find("ranks pass different " + what) != std::string::npos);
+            REQUIRE(w.find("rank 0 '" + theirs) != std::string::npos);
+            REQUIRE(w.find("rank " + std::to_string(world.size() - 1) + " '" + mine) != std::string::npos);
+        }
+    };
+    const std::string good = (dir / "out.h5").string();
+    const std::string other = (dir / "other.h5").string();
+    refused([&] { h5::write_blocks(policy, odd ? other : good, "/r", chunkwise::map_blocks(policy, blocks, rows)); },
+            "files", other, good);
+    refused([&] { h5::write_blocks(policy, good, odd ? "/s" : "/r", chunkwise::map_blocks(policy, blocks, rows)); },
+            "datasets", "/s", "/r");
+    h5::write_options opt;
+    if (odd) opt.deflate = 3;
+    refused([&] { h5::write_blocks(policy, good, "/r", chunkwise::map_blocks(policy, blocks, rows), opt); },
+            "write_options", "chunk automatic, deflate 3", "chunk automatic, deflate 0");
+    // Nothing was created, and the same call with agreeing arguments works.
+    REQUIRE_FALSE(std::filesystem::exists(other));
+    h5::write_blocks(policy, good, "/r", chunkwise::map_blocks(policy, blocks, rows));
+    REQUIRE(h5::dataset(good, "/r").shape() == std::vector<std::size_t>{20});
+    world.barrier();
+    if (world.rank() == 0) std::filesystem::remove_all(dir);
+}
+
+TEMPLATE_TEST_CASE("write_blocks after every block failed: an empty dataset, with serial and parallel HDF5 alike",
+                   "[mpi][hdf5][write]", CHUNKWISE_MPI_POLICIES) {
+    auto policy = TestType::make();
+    boost::mpi::communicator world;
+    const auto dir = test::shared_scratch("hdf5-empty");
+    const auto file = dir / "out.h5";
+    const auto blocks = chunkwise::partition(20, chunkwise::parts{5});
+    chunkwise::run_options opt;
+    opt.errors = chunkwise::on_error::collect;
+    auto fails = [](const chunkwise::block&) -> std::vector<double> { throw std::runtime_error("no data"); };
+    auto two_d = [](const chunkwise::block&) -> xt::xtensor<float, 2> { throw std::runtime_error("no data"); };
+    h5::write_blocks(policy, file, "/vector", chunkwise::map_blocks(policy, blocks, fails, opt));
+    h5::write_blocks(policy, file, "/tensor", chunkwise::map_blocks(policy, blocks, two_d, opt));
+    for (const char* name : {"/vector", "/tensor"}) {
+        h5::dataset ds(file, name);
+        REQUIRE(ds.shape() == std::vector<std::size_t>{0});
+        REQUIRE(ds.read<double>(chunkwise::block{0, 0, 0}).size() == 0);
+    }
+    world.barrier();
+    if (world.rank() == 0) std::filesystem::remove_all(dir);
+}
+
 TEMPLATE_TEST_CASE("ragged records, selected indices and a file series: each rank reads its rows", "[mpi][hdf5][shapes]",
                    CHUNKWISE_MPI_POLICIES) {
     auto policy = TestType::make();

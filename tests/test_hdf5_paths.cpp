@@ -409,3 +409,32 @@ TEST_CASE("variable-length records of enums and bitfields read as their integers
     }
     fs::remove_all(dir);
 }
+
+TEST_CASE("a truncated file in a series: the error says what HDF5 says, never ends in a colon", "[hdf5][paths]") {
+    const auto dir = test::scratch("paths-truncated");
+    const type_spec& t = type_specs()[6];
+    std::vector<unsigned char> bytes = stored_values(t, 23 * 6 * 3, 1);
+    write_stored(dir / "a.h5", "rows", t, layout_specs()[1], shape, bytes.data());
+    write_stored(dir / "b.h5", "rows", t, layout_specs()[1], shape, bytes.data());
+    fs::resize_file(dir / "b.h5", fs::file_size(dir / "b.h5") / 3);
+    for (int attempt = 0; attempt < 2; ++attempt) {
+        try {
+            if (attempt == 0) {
+                h5::dataset_series series({dir / "a.h5", dir / "b.h5"}, "rows");
+            } else {
+                h5::dataset ds(dir / "b.h5", "rows");
+            }
+            FAIL("a truncated file was opened");
+        } catch (const h5::error& e) {
+            const std::string w = e.what();
+            INFO(w);
+            REQUIRE(w.find("b.h5") != std::string::npos);
+            REQUIRE(w.find("cannot open as an HDF5 file") != std::string::npos);
+            REQUIRE(w.find(" bytes)") != std::string::npos);
+            REQUIRE(w.back() != ' ');
+            REQUIRE(w.substr(w.size() - 2) != ": ");
+            REQUIRE(w.substr(w.size() - 1) != ":");
+        }
+    }
+    fs::remove_all(dir);
+}

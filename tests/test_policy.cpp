@@ -21,9 +21,10 @@ public:
 private:
     friend struct chunkwise::detail::policy_access;
     template <class Body>
-    chunkwise::detail::exec_result execute(std::size_t n, Body& body, chunkwise::on_error mode) {
+    chunkwise::detail::exec_result execute_range(std::size_t first, std::size_t last, Body& body,
+                                                 chunkwise::on_error mode, int rank) {
         ++calls;
-        return chunkwise::detail::policy_access::execute(inner_, n, body, mode);
+        return chunkwise::detail::policy_access::execute_range(inner_, first, last, body, mode, rank);
     }
     chunkwise::thread_policy inner_{2};
 };
@@ -36,6 +37,10 @@ struct misspelt {
     bool is_root() const { return true; }
     int size() const { return 1; }
     int communicator() const { return 0; }
+    template <class Body>
+    chunkwise::detail::exec_result execute_range(std::size_t, std::size_t, Body&, chunkwise::on_error, int) {
+        return {};
+    }
     template <class Body>
     chunkwise::detail::exec_result execute(std::size_t, Body&, chunkwise::on_error) {
         return {};
@@ -56,7 +61,7 @@ struct misspelt {
 
 template <class P>
 constexpr bool executor_is_public = requires(P& p, chunkwise::detail::probe_body& body) {
-    p.execute(std::size_t{}, body, chunkwise::on_error::fail_fast);
+    p.execute_range(std::size_t{}, std::size_t{}, body, chunkwise::on_error::fail_fast, 0);
 };
 
 }  // namespace

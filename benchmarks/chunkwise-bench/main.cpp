@@ -258,8 +258,8 @@ bool mpi_mode(const bench_cli::args& a) {
 
 /// Runs `w` over threads or ranks, then writes the report (root only under MPI).
 template <class Workload, class Combine>
-int run_and_report(const bench_cli::args& a, const std::string& name, const Workload& w, Combine&& combine,
-                   const std::function<std::string(const fs::path&)>& extra_outputs) {
+int run_and_report(const bench_cli::args& a, const std::string& name, const std::string& input, const Workload& w,
+                   Combine&& combine, const std::function<std::string(const fs::path&)>& extra_outputs) {
     run_settings s;
     s.threads = a.counts("threads", {1, 2}, 1);
     s.repeats = a.count("repeats", 3, 1);
@@ -276,6 +276,7 @@ int run_and_report(const bench_cli::args& a, const std::string& name, const Work
     } else {
         report = run_threads(name, w, s, combine);
     }
+    report.input = input;
     if (root) finish_report(report, out, extra_outputs(out));
     return 0;
 }
@@ -317,8 +318,10 @@ int cmd_rmsd(int argc, char** argv) {
     }
     std::vector<double> last;
     const std::string name = "rmsd " + file.filename().string();
+    std::error_code ec;
+    const std::string input = fs::absolute(file, ec).lexically_normal().string() + ":" + h5::detail::normalize_path(path);
     return run_and_report(
-        a, name, *w, [&](std::vector<std::vector<double>>&& parts) { last = flatten(parts); },
+        a, name, input, *w, [&](std::vector<std::vector<double>>&& parts) { last = flatten(parts); },
         [&](const fs::path& dir) {
             write_rmsd(dir, last);
             return ", " + (dir / "rmsd.h5").string() + " (" + std::to_string(last.size()) + " frames, " +
@@ -335,14 +338,17 @@ int cmd_synthetic(int argc, char** argv) {
     if (!(w.serial_fraction >= 0 && w.serial_fraction <= 1)) {
         throw std::invalid_argument("--serial-fraction: must lie in [0, 1]");
     }
-    if (!(w.seconds > 0)) throw std::invalid_argument("--seconds: must be positive");
+    if (!(w.seconds > 0) || w.seconds > 86400) {
+        throw std::invalid_argument("--seconds: must be positive and at most 86400 (a day), got " + a.text("seconds", ""));
+    }
     w.blocks = chunkwise::partition(a.count("blocks", 64, 1), chunkwise::parts{a.count("blocks", 64, 1)});
     (void)a.counts("threads", {1}, 1);
     prepare_output(a.required("out"));
-    char name[64];
-    std::snprintf(name, sizeof name, "synthetic s=%g", w.serial_fraction);
+    char name[128];
+    std::snprintf(name, sizeof name, "synthetic s=%g seconds=%g blocks=%zu", w.serial_fraction, w.seconds,
+                  w.blocks.size());
     return run_and_report(
-        a, name, w, [](auto&&) {}, [](const fs::path&) { return std::string(); });
+        a, name, "", w, [](auto&&) {}, [](const fs::path&) { return std::string(); });
 }
 
 int cmd_merge(int argc, char** argv) {
@@ -361,7 +367,7 @@ int cmd_merge(int argc, char** argv) {
         parts.push_back(bench::scaling_report::from_json(text));
     }
     prepare_output(out);
-    finish_report(bench::scaling_report::merge(parts), out);
+    finish_report(bench::scaling_report::merge(parts, a.positional()), out);
     return 0;
 }
 

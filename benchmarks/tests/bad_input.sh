@@ -32,6 +32,14 @@ expect "--serial-fraction: must lie in \[0, 1\]" "$bench" synthetic --serial-fra
 expect "unknown option --frobnicate" "$bench" rmsd --frobnicate 3
 expect "unknown command 'fly'" "$bench" fly
 expect "merge: no .*/nowhere/scaling.json" "$bench" merge --out "$tmp/m" "$tmp/nowhere"
+expect "--seconds: must be positive and at most 86400" "$bench" synthetic --seconds 1e300 --out "$tmp/x"
+# Reports of different runs are never merged: another workload, or the same workload on another file.
+"$bench" synthetic --serial-fraction 0.1 --seconds 0.02 --threads 1 --repeats 1 --warmup 0 --out "$tmp/syn" > /dev/null || exit 1
+mkdir -p "$tmp/other" && cp "$traj" "$tmp/other/"
+"$bench" rmsd --file "$tmp/other/$(basename "$traj")" --threads 1 --repeats 1 --warmup 0 --out "$tmp/quick2" > /dev/null || exit 1
+expect "merge: the reports are of different runs.*$tmp/quick: workload 'rmsd .*'.*$tmp/syn: workload 'synthetic s=0.1" \
+  "$bench" merge --out "$tmp/m" "$tmp/quick" "$tmp/syn"
+expect "merge: the reports are of different runs.*input $tmp/other/.*:/particles" "$bench" merge --out "$tmp/m" "$tmp/quick" "$tmp/quick2"
 expect "/nonexistent/mpiexec not found" bash "$scale" --ranks 1,2 --mpiexec /nonexistent/mpiexec -- "$bench" rmsd --file "$traj" --out "$tmp/s"
 expect "--ranks: '0' is not a rank count" bash "$scale" --ranks 0,2 -- "$bench" rmsd --file "$traj" --out "$tmp/s"
 expect "needs --out DIR" bash "$scale" --ranks 1 -- "$bench" rmsd --file "$traj"

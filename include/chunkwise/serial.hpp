@@ -26,13 +26,8 @@ public:
 private:
     friend struct detail::policy_access;
 
-    // Runs body(0) .. body(n-1) in order; fail_fast stops at the first failure.
-    template <class Body>
-    detail::exec_result execute(std::size_t n, Body& body, on_error mode) {
-        return execute_range(0, n, body, mode, 0);
-    }
-
-    // As execute, over block indices [first, last), failures tagged with `rank`.
+    // The executor (the policy contract, <chunkwise/policy.hpp>): blocks [first, last), failures
+    // tagged with `rank`.
     template <class Body>
     detail::exec_result execute_range(std::size_t first, std::size_t last, Body& body, on_error mode, int rank) {
         detail::exec_result r;

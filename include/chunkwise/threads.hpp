@@ -100,14 +100,8 @@ public:
 private:
     friend struct detail::policy_access;
 
-    // Runs body(0) .. body(n-1) on the pool, dynamically scheduled. Under fail_fast, no block
-    // starts after a failure is seen; running blocks finish.
-    template <class Body>
-    detail::exec_result execute(std::size_t n, Body& body, on_error mode) {
-        return execute_range(0, n, body, mode, 0);
-    }
-
-    // As execute, over block indices [first, last), failures tagged with `rank`.
+    // The executor (the policy contract, <chunkwise/policy.hpp>): blocks [first, last), failures
+    // tagged with `rank`.
     template <class Body>
     detail::exec_result execute_range(std::size_t first, std::size_t last, Body& body, on_error mode, int rank) {
         detail::exec_result r;
@@ -120,10 +114,8 @@ private:
             const std::size_t hi = last - lo < max_job ? last : lo + max_job;
             job<Body> j(lo, hi, body, mode, workers_, rank);
             pool_->run(j, std::min(hi - lo - 1, workers_ - 1));
+            detail::add_worker_time(r.stats.workers, j.stats);
             for (std::size_t s = 0; s < workers_; ++s) {
-                r.stats.workers[s].busy += j.stats[s].busy;
-                r.stats.workers[s].read += j.stats[s].read;
-                r.stats.workers[s].blocks += j.stats[s].blocks;
                 for (auto& rec : j.failures[s]) r.failures.push_back(std::move(rec));
             }
             if (mode == on_error::fail_fast && !r.failures.empty()) break;

@@ -188,6 +188,7 @@ struct scaling_point {
 class scaling_report {
 public:
     std::string workload;          ///< what ran
+    std::string input;             ///< what it read: "FILE:DATASET" (absolute path), or "" for none
     std::string mode = "threads";  ///< "threads", "mpi" or "hybrid"
     machine_info machine = machine_info::here();                ///< where it ran
     std::string chunkwise_version = CHUNKWISE_VERSION_STRING;  ///< the chunkwise that measured
@@ -239,7 +240,8 @@ public:
         using chunkwise::detail::json_number;
         using chunkwise::detail::json_quote;
         std::ostringstream o;
-        o << "{\n  \"workload\": " << json_quote(workload) << ",\n  \"mode\": " << json_quote(mode)
+        o << "{\n  \"workload\": " << json_quote(workload) << ",\n  \"input\": " << json_quote(input)
+          << ",\n  \"mode\": " << json_quote(mode)
           << ",\n  \"machine\": {\"host\": " << json_quote(machine.host) << ", \"cpu\": " << json_quote(machine.cpu)
           << ", \"cores\": " << machine.cores << "},\n  \"chunkwise_version\": " << json_quote(chunkwise_version)
           << ",\n  \"points\": [";
@@ -335,6 +337,7 @@ public:
         }
         scaling_report r;
         r.workload = v["workload"].string();
+        r.input = v["input"].string();
         r.mode = v["mode"].string();
         r.machine.host = v["machine"]["host"].string();
         r.machine.cpu = v["machine"]["cpu"].string();
@@ -358,10 +361,24 @@ public:
         return r;
     }
 
-    /// One report of every point of `parts` (same workload), derived figures recomputed.
-    [[nodiscard]] static scaling_report merge(const std::vector<scaling_report>& parts) {
+    /// One report of every point of `parts`, derived figures recomputed. The parts must be runs
+    /// of one workload on one input: `names` (one per part, e.g. the folders they came from)
+    /// name them in the error otherwise.
+    /// \throws std::invalid_argument if the parts differ in workload or input, naming each
+    [[nodiscard]] static scaling_report merge(const std::vector<scaling_report>& parts,
+                                              const std::vector<std::string>& names = {}) {
         scaling_report r;
         if (parts.empty()) return r;
+        for (const scaling_report& p : parts) {
+            if (p.workload == parts.front().workload && p.input == parts.front().input) continue;
+            std::string text = "[chunkwise.bench] merge: the reports are of different runs and cannot be merged:";
+            for (std::size_t i = 0; i < parts.size(); ++i) {
+                text += (i ? "; " : " ") + (i < names.size() ? names[i] : "report " + std::to_string(i + 1)) +
+                        ": workload '" + parts[i].workload + "'" +
+                        (parts[i].input.empty() ? std::string() : ", input " + parts[i].input);
+            }
+            throw std::invalid_argument(text);
+        }
         r = parts.front();
         r.points.clear();
         bool mpi = false, threads_beyond_one = false;

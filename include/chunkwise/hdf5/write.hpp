@@ -146,9 +146,11 @@ void write_ragged(const std::filesystem::path& file, const std::string& path, co
 
 /// Writes every block's result into one new dataset, concatenated along axis 0 in block order:
 /// block results are arrays of rank N (xtensor) or std::vector (rank 1), agreeing on every axis
-/// but the first. Blocks that failed under on_error::collect are left out. Without MPI the
-/// calling process writes. Under MPI it is collective (every rank passes the same file, path and
-/// options) and every rank returns once the dataset is written, or throws the same h5::error:
+/// but the first. Blocks that failed under on_error::collect are left out; with none left the
+/// dataset is written empty (shape (0) for vectors), with serial and parallel HDF5 alike. Without
+/// MPI the calling process writes. Under MPI it is collective: every rank passes the same file,
+/// dataset, element type and options (else every rank throws std::invalid_argument naming each
+/// rank's value), and every rank returns once the dataset is written, or throws the same h5::error:
 /// with a parallel build of HDF5 (H5_HAVE_PARALLEL; Debian: CHUNKWISE_HDF5_FLAVOR=openmpi) every rank writes its own
 /// blocks through MPI-IO in one collective call, after the ranks have agreed that every rank's
 /// results fit; with the serial build the root gathers and writes.
@@ -162,14 +164,21 @@ void write_blocks(Policy& policy, const std::filesystem::path& file, const std::
     const std::string f = file.string();
     const std::string p = detail::normalize_path(path);
     if constexpr (distributed_policy<Policy>) {
-        // Every rank is writing the results of the same map_blocks call, or every rank throws.
-        chunkwise::detail::policy_access::agree_on_call(policy, chunkwise::detail::collective::write_blocks,
-                                                        results.call_id(), results.total_blocks());
+        // Every rank is writing the results of the same map_blocks call, to the same file and
+        // dataset, with the same element type and options, or every rank throws (naming each
+        // rank's value) before any collective file operation.
+        using access = chunkwise::detail::policy_access;
+        access::agree_on_call(policy, "h5::write_blocks", results.call_id(), results.total_blocks());
+        std::error_code ec;
+        const std::filesystem::path absolute = std::filesystem::absolute(file, ec).lexically_normal();
+        access::check_same(policy, "files", ec ? f : absolute.string());
+        access::check_same(policy, "datasets", p);
+        access::check_same(policy, "element types", detail::element_type_of<T>().text);
+        access::check_same(policy, "write_options", detail::options_text(opt));
     }
 #if defined(CHUNKWISE_HDF5_PARALLEL) && CHUNKWISE_HDF5_PARALLEL
     if constexpr (distributed_policy<Policy>) {
-        MPI_Comm comm = policy.communicator();
-        detail::write_blocks_collective<T>(comm, f, p, results, std::move(opt));
+        detail::write_blocks_collective<T>(policy, f, p, results, std::move(opt));
         return;
     }
 #endif

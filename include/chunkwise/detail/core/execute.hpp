@@ -1,9 +1,11 @@
 #pragma once
-// Internal: the contract between map_blocks and the policies that run its blocks: a policy's
-// executor runs body(i) for the block indices it owns and returns an exec_result (statistics and
-// the failed blocks). failure_record is the executor's view of a failed block: it carries the
-// original exception (which never crosses ranks), while chunkwise::failure is the public,
-// serialisable report map_blocks builds from it.
+// Internal: the contract between map_blocks and the policies that run its blocks (the concepts in
+// <chunkwise/policy.hpp> name it): a policy's executor, execute_range(first, last, body, mode,
+// rank), runs body(i) for the block indices [first, last) on its workers and returns an
+// exec_result: per-worker statistics (timed with worker_clock, merged with add_worker_time) and
+// the failed blocks, sorted by index. failure_record is the executor's view of a failed block: it
+// carries the original exception (which never crosses ranks), while chunkwise::failure is the
+// public, serialisable report map_blocks builds from it.
 
 #include <chunkwise/detail/core/clock.hpp>
 #include <chunkwise/failure.hpp>
@@ -27,24 +29,11 @@ struct failure_record {
     std::exception_ptr error;  // null where the block ran on another rank
 };
 
-/// What a policy's execute() returns.
+/// What a policy's executor returns: part of the policy contract (<chunkwise/policy.hpp>).
 struct exec_result {
     run_stats stats;
     std::vector<failure_record> failures;  // sorted by index
     std::uint64_t call = 0;                // distributed policies: the number of this map_blocks call
-};
-
-/// The collective calls of distributed policies. Each starts with an agreement in which every
-/// rank says which it is making, on the results of which map_blocks call, of how many blocks.
-enum class collective : long long {
-    map_blocks = 1,
-    gather,
-    all_gather,
-    reduce,
-    all_reduce,
-    gather_failures,
-    gather_stats,
-    write_blocks,
 };
 
 /// What every rank learnt when a map_blocks call began on a distributed policy.
@@ -52,28 +41,6 @@ struct call_start {
     std::uint64_t call = 0;  // the number of this map_blocks call
     bool progress = false;   // some rank asked for progress: the root draws it for the whole run
 };
-
-inline const char* collective_name(long long kind) {
-    switch (static_cast<collective>(kind)) {
-        case collective::map_blocks:
-            return "map_blocks";
-        case collective::gather:
-            return "gather";
-        case collective::all_gather:
-            return "all_gather";
-        case collective::reduce:
-            return "reduce";
-        case collective::all_reduce:
-            return "all_reduce";
-        case collective::gather_failures:
-            return "gather_failures";
-        case collective::gather_stats:
-            return "gather_stats";
-        case collective::write_blocks:
-            return "h5::write_blocks";
-    }
-    return "an unknown collective";
-}
 
 /// The text of an in-flight exception, for messages that cross threads and ranks.
 inline std::string describe_exception(const std::exception_ptr& e) {
@@ -126,6 +93,17 @@ private:
     double read0_;
     clock::time_point t0_;
 };
+
+/// Adds the time of `part` (one stretch of blocks, worker by worker) to `total`: busy, read and
+/// blocks. The one place worker statistics are merged (thread pools, MPI schedules).
+inline void add_worker_time(std::vector<worker_stats>& total, const std::vector<worker_stats>& part) {
+    if (total.size() < part.size()) total.resize(part.size());
+    for (std::size_t w = 0; w < part.size(); ++w) {
+        total[w].busy += part[w].busy;
+        total[w].read += part[w].read;
+        total[w].blocks += part[w].blocks;
+    }
+}
 
 /// Fills in wait = wall - busy for every worker.
 inline void finish_stats(run_stats& s, double wall) {

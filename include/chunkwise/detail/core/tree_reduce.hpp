@@ -1,5 +1,7 @@
 #pragma once
-// Internal: the fixed pairwise reduction tree over block indices.
+// Internal: the fixed pairwise reduction tree over block indices, the one place it lives: the
+// accumulator, the nodes a process's results make, and the root's value from every process's
+// nodes (gather.hpp's reduce uses it in one process, the MPI backend across ranks).
 //
 // Over n leaves, node (level j, k) covers [k*2^j, (k+1)*2^j) ∩ [0, n). A node's value is
 // op(left, right) when both children cover something, else its left child's value unchanged.
@@ -8,9 +10,15 @@
 // yields the root: the same operations on the same operands whoever computes them, so the same
 // bits for every policy, thread count and rank count.
 
+#include <chunkwise/partial_results.hpp>
+
+#include <concepts>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <optional>
+#include <stdexcept>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -92,5 +100,85 @@ private:
     Op& op_;
     std::vector<tree_node<R>> stack_;
 };
+
+/// The reduction tree over the results held here plus `empty_leaves` (ascending indices of blocks
+/// without a result: failed ones), leaves in block order. Empty leaves change no other node's
+/// operands, so the tree keeps its shape whichever blocks failed.
+template <class R, class Op>
+std::vector<tree_node<R>> local_tree_nodes(partial_results<R>& results, Op& op,
+                                           const std::vector<std::size_t>& empty_leaves) {
+    tree_accumulator<R, Op> acc(results.total_blocks(), op);
+    const std::vector<std::size_t>& idx = results.indices();
+    std::vector<R>& vals = results.values();
+    std::size_t k = 0, e = 0;
+    while (k < idx.size() || e < empty_leaves.size()) {
+        if (e == empty_leaves.size() || (k < idx.size() && idx[k] < empty_leaves[e])) {
+            acc.push_leaf(idx[k], std::move(vals[k]));
+            ++k;
+        } else {
+            acc.push_empty_leaf(empty_leaves[e++]);
+        }
+    }
+    return std::move(acc.nodes());
+}
+
+/// Indices in [0, total) that `results` holds no value for.
+template <class R>
+std::vector<std::size_t> missing_indices(const partial_results<R>& results) {
+    std::vector<std::size_t> out;
+    std::size_t k = 0;
+    for (std::size_t i = 0; i < results.total_blocks(); ++i) {
+        if (k < results.indices().size() && results.indices()[k] == i) {
+            ++k;
+        } else {
+            out.push_back(i);
+        }
+    }
+    return out;
+}
+
+/// The root's value given every node of a complete cover of [0, n), in start order.
+template <class R, class Op>
+std::optional<R> finish_tree(std::size_t n, std::vector<tree_node<R>>& nodes, Op& op) {
+    tree_accumulator<R, Op> acc(n, op);
+    for (tree_node<R>& node : nodes) acc.push(node.level, node.k, std::move(node.value));
+    std::vector<tree_node<R>>& rest = acc.nodes();
+    // Nodes missing from the cover (failed blocks) leave gaps: combine what is left in order.
+    std::optional<R> out;
+    for (tree_node<R>& node : rest) {
+        if (!node.value) continue;
+        if (out) {
+            out.emplace(std::invoke(op, std::move(*out), std::move(*node.value)));
+        } else {
+            out = std::move(node.value);
+        }
+    }
+    return out;
+}
+
+/// Op can combine two R into an R.
+template <class Op, class R>
+concept reduction_op = std::invocable<Op&, R, R> && std::convertible_to<std::invoke_result_t<Op&, R, R>, R>;
+
+template <class R>
+R empty_reduction() {
+    if constexpr (std::is_default_constructible_v<R>) {
+        return R{};
+    } else {
+        throw std::invalid_argument("[chunkwise.reduce] no results to reduce and the result type has no default value");
+    }
+}
+
+/// A node as one u64, to travel between ranks: start * 64 + level.
+template <class R>
+std::uint64_t node_key(const tree_node<R>& node) {
+    return static_cast<std::uint64_t>(node.start()) * 64 + node.level;
+}
+/// The node a key names, holding `value`.
+template <class R>
+tree_node<R> node_of_key(std::uint64_t key, std::optional<R>&& value) {
+    const auto level = static_cast<unsigned>(key % 64);
+    return tree_node<R>{level, static_cast<std::size_t>(key / 64) >> level, std::move(value)};
+}
 
 }  // namespace chunkwise::detail

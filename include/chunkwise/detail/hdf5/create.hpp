@@ -41,6 +41,12 @@ std::vector<std::size_t> result_shape(const R& r) {
     }
 }
 
+/// The options as text, to compare them across ranks and name them in messages.
+inline std::string options_text(const write_options& opt) {
+    return "chunk " + (opt.chunk.empty() ? std::string("automatic") : shape_text(opt.chunk)) + ", deflate " +
+           std::to_string(opt.deflate) + ", shuffle " + (opt.shuffle ? "on" : "off");
+}
+
 /// Checks the options against the array's shape; fills in automatic chunks (whole rows, about
 /// 1 MiB) when compressing without a chunk shape. Throws h5::error.
 inline void complete_options(write_options& opt, const std::vector<std::size_t>& shape, std::size_t elem_size,

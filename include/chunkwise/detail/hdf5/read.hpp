@@ -217,19 +217,6 @@ void read_all(const dataset_state& s, int fd, std::uint64_t address, unsigned ch
     pread_all(s, fd, address, dst, bytes, std::forward<What>(what));
 }
 
-/// T's own element type, for copying values HDF5 already converted.
-template <class T>
-element_type element_type_of() {
-    element_type t;
-    t.k = std::is_floating_point_v<T>
-              ? element_type::kind::floating
-              : (std::is_signed_v<T> ? element_type::kind::signed_int : element_type::kind::unsigned_int);
-    t.size = sizeof(T);
-    t.big_endian = std::endian::native == std::endian::big;
-    t.raw = t.numeric = true;
-    return t;
-}
-
 /// The box [lo, hi) of the dataset, read and converted by HDF5 (H5Dread under the lock) into
 /// out (extent out_shape) at out_lo. Fill values for chunks never written, any conversion.
 template <class T>

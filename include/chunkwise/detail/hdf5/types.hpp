@@ -64,6 +64,21 @@ hid_t native_type() {
         static_assert(sizeof(T) == 0, "chunkwise::h5: T must be an arithmetic type (not bool)");
 }
 
+/// T's own element type (for copying values HDF5 already converted, and for messages).
+template <class T>
+element_type element_type_of() {
+    element_type t;
+    t.k = std::is_floating_point_v<T>
+              ? element_type::kind::floating
+              : (std::is_signed_v<T> ? element_type::kind::signed_int : element_type::kind::unsigned_int);
+    t.size = sizeof(T);
+    t.big_endian = std::endian::native == std::endian::big;
+    t.raw = t.numeric = true;
+    t.text = std::to_string(sizeof(T) * 8) + "-bit " +
+             (std::is_floating_point_v<T> ? "float" : std::is_signed_v<T> ? "signed integer" : "unsigned integer");
+    return t;
+}
+
 /// Why an integer or float type cannot be trusted to HDF5's conversion code ("" if it can).
 /// Corrupted files can describe bit fields outside the element; HDF5 1.10 would read out of
 /// bounds converting them. Call with the lock held.

@@ -3,9 +3,10 @@
 // blocks' rows into one dataset in one collective H5Dwrite. Every check that can fail on one rank
 // only (its results' shapes, the options) is agreed by all ranks before the first collective
 // HDF5 call, and every collective step's outcome is agreed before the next: all ranks throw the
-// same h5::error, none waits forever in a collective the others left.
+// same h5::error, none waits forever in a collective the others left. The agreements go through
+// the policy's own hook (detail::policy_access), never through the MPI layer's internals.
+#include <chunkwise/detail/core/policy_access.hpp>
 #include <chunkwise/detail/hdf5/create.hpp>
-#include <chunkwise/detail/mpi_agree.hpp>
 #include <chunkwise/detail/hdf5/library.hpp>
 #include <chunkwise/detail/hdf5/types.hpp>
 #include <chunkwise/hdf5/error.hpp>
@@ -25,14 +26,18 @@
 
 namespace chunkwise::h5::detail {
 
-template <class T, class R>
-void write_blocks_collective(MPI_Comm comm, const std::string& f, const std::string& p, partial_results<R>& results,
+template <class T, class Policy, class R>
+void write_blocks_collective(Policy& policy, const std::string& f, const std::string& p, partial_results<R>& results,
                              write_options opt) {
+    MPI_Comm comm = policy.communicator();
     int rank = 0, size = 1;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
+    auto agree = [&](const std::string& mine) {
+        return chunkwise::detail::policy_access::agree_on_problem(policy, mine);
+    };
     auto fail_if = [&](const std::string& mine) {
-        const std::string agreed = chunkwise::detail::agree_on_problem(comm, mine);
+        const std::string agreed = agree(mine);
         if (!agreed.empty()) throw error(f, p, "write_blocks: " + agreed);
     };
 
@@ -135,8 +140,7 @@ void write_blocks_collective(MPI_Comm comm, const std::string& f, const std::str
         throw error(f, p, "write_blocks: " + why);
     };
     auto step = [&](bool ok, const std::string& what) {
-        const std::string agreed =
-            chunkwise::detail::agree_on_problem(comm, ok ? std::string() : what + ": " + last_error());
+        const std::string agreed = agree(ok ? std::string() : what + ": " + last_error());
         if (!agreed.empty()) abandon(agreed);
     };
 
@@ -167,8 +171,14 @@ void write_blocks_collective(MPI_Comm comm, const std::string& f, const std::str
     if (n == 0) H5Sselect_none(mspace.get());
     handle dxpl(H5Pcreate(H5P_DATASET_XFER), H5Pclose);
     H5Pset_dxpl_mpio(dxpl.get(), H5FD_MPIO_COLLECTIVE);
-    step(H5Dwrite(ds.get(), native_type<T>(), mspace.get(), fspace.get(), dxpl.get(), buffer.data()) >= 0,
-         "the collective write failed");
+    // A dataset of no elements (every block failed, or all were empty) is created, not written:
+    // MPI-IO refuses a collective write of nothing, and the serial build writes it empty too.
+    std::size_t elements = 1;
+    for (std::size_t d : shape) elements *= d;
+    if (elements > 0) {
+        step(H5Dwrite(ds.get(), native_type<T>(), mspace.get(), fspace.get(), dxpl.get(), buffer.data()) >= 0,
+             "the collective write failed");
+    }
     step(ds.close(), "closing the dataset failed (disk full?)");
     step(H5Fflush(fh.get(), H5F_SCOPE_LOCAL) >= 0, "flushing the file failed (disk full?)");
     step(fh.close(), "closing the file failed (disk full?)");

@@ -1,0 +1,294 @@
+#pragma once
+// Internal: moving result values between ranks. Values the value codec knows (arithmetic values,
+// std::vector of them, tensors) travel as raw element buffers with a small header of u64 per value
+// (vector length, tensor shape); every other type is packed with Boost.Serialization (Boost.MPI's
+// packed archives) into bytes that travel the same raw way. Every local step (encoding or packing,
+// allocating, decoding or unpacking) runs inside `attempt` and is settled by all ranks before the
+// next transfer, so a serialization that throws on one rank makes every rank throw the same
+// chunkwise::error instead of leaving the others waiting.
+#include <chunkwise/detail/core/value_codec.hpp>
+#include <chunkwise/detail/mpi/agree.hpp>
+#include <chunkwise/detail/mpi/check.hpp>
+#include <chunkwise/detail/mpi/transfer.hpp>
+
+#include <boost/mpi/communicator.hpp>
+#include <boost/mpi/packed_iarchive.hpp>
+#include <boost/mpi/packed_oarchive.hpp>
+#include <boost/serialization/string.hpp>  // results of these types travel without extra includes
+#include <boost/serialization/utility.hpp>
+#include <boost/serialization/vector.hpp>
+#include <mpi.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace chunkwise::detail {
+
+/// `values` serialized (Boost.Serialization through Boost.MPI's packed archive) into bytes.
+template <class R>
+std::vector<char> pack_values(const boost::mpi::communicator& comm, const std::vector<R>& values) {
+    boost::mpi::packed_oarchive out(comm);
+    const std::uint64_t n = values.size();
+    out << n;
+    for (const R& v : values) out << v;
+    const char* begin = static_cast<const char*>(out.address());
+    return std::vector<char>(begin, begin + out.size());
+}
+
+/// The values pack_values made of `size` bytes at `data`.
+template <class R>
+std::vector<R> unpack_values(const boost::mpi::communicator& comm, const char* data, std::size_t size) {
+    boost::mpi::packed_iarchive in(comm);
+    in.resize(size);
+    if (size > 0) std::memcpy(in.address(), data, size);
+    std::uint64_t n = 0;
+    in >> n;
+    std::vector<R> out;
+    out.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(n, size)));
+    for (std::uint64_t i = 0; i < n; ++i) {
+        R v{};
+        in >> v;
+        out.push_back(std::move(v));
+    }
+    return out;
+}
+
+/// Every rank's values on root, concatenated in rank order; empty elsewhere. Where every rank
+/// knows every rank's number of values, pass them as `known_counts`. Collective.
+template <class R>
+std::vector<R> gather_values(const boost::mpi::communicator& comm, std::vector<R>& values, int root,
+                             const std::vector<std::uint64_t>* known_counts = nullptr) {
+    const int size = comm.size(), rank = comm.rank();
+    std::vector<R> out;
+    if constexpr (std::is_empty_v<R> && std::is_default_constructible_v<R>) {
+        // Values without state (std::monostate of void block functions): only their counts travel.
+        std::uint64_t total = 0;
+        if (known_counts != nullptr) {
+            for (std::uint64_t c : *known_counts) total += c;
+        } else {
+            const std::uint64_t mine = values.size();
+            std::vector<std::uint64_t> counts(rank == root ? static_cast<std::size_t>(size) : 0);
+            check_mpi(MPI_Gather(&mine, 1, mpi_type<std::uint64_t>(), counts.data(), 1, mpi_type<std::uint64_t>(), root,
+                                 comm),
+                      "MPI_Gather of counts");
+            for (std::uint64_t c : counts) total += c;
+        }
+        if (rank == root) out.resize(static_cast<std::size_t>(total));
+    } else if constexpr (plain_arithmetic<R>) {
+        std::vector<std::uint64_t> counts;
+        out = gather_raw<R>(comm, values, root, counts, known_counts);
+    } else if constexpr (value_codec<R>::raw) {
+        // Headers (sizes, shapes) first; root then allocates every value and receives each
+        // rank's elements straight into it where that rank holds one value (the common case of
+        // one block per rank), else into a buffer it splits. Root's own values are moved.
+        using codec = value_codec<R>;
+        using element = typename codec::element;
+        std::vector<std::uint64_t> header;
+        settle(comm, attempt(rank, "serialize", [&] {
+                   for (const R& v : values) codec::header(v, header);
+               }),
+               "encoding a result failed");
+        std::vector<std::uint64_t> header_counts, value_counts;
+        if (known_counts != nullptr) {
+            value_counts = *known_counts;
+        } else {
+            const std::uint64_t my_values = values.size();
+            value_counts.assign(rank == root ? static_cast<std::size_t>(size) : 0, 0);
+            check_mpi(MPI_Gather(&my_values, 1, mpi_type<std::uint64_t>(), value_counts.data(), 1,
+                                 mpi_type<std::uint64_t>(), root, comm),
+                      "MPI_Gather of value counts");
+        }
+        std::vector<std::uint64_t> known_header_counts;
+        if (known_counts != nullptr && codec::fixed_header > 0) {
+            for (std::uint64_t c : *known_counts) known_header_counts.push_back(c * codec::fixed_header);
+        }
+        const auto all_headers = gather_raw<std::uint64_t>(
+            comm, header, root, header_counts, known_header_counts.empty() ? nullptr : &known_header_counts);
+        const std::size_t limit_elems = std::max<std::size_t>(1, max_message_bytes / sizeof(element));
+        constexpr int tag = 0x6378;
+        std::vector<std::vector<element>> buffers;
+        std::vector<std::pair<std::size_t, std::size_t>> spans;  // on root: the values of each rank
+        std::vector<element> flat;                               // elsewhere: what this rank sends
+        std::span<const element> send;
+        // Every receiving value and buffer is allocated (and every shape checked) before any
+        // element travels.
+        settle(comm, attempt(rank, "transfer", [&] {
+                   if (rank == root) {
+                       buffers.resize(static_cast<std::size_t>(size));
+                       spans.resize(static_cast<std::size_t>(size));
+                       const std::uint64_t* h = all_headers.data();
+                       for (int r = 0; r < size; ++r) {
+                           const std::size_t count = static_cast<std::size_t>(value_counts[static_cast<std::size_t>(r)]);
+                           spans[static_cast<std::size_t>(r)] = {out.size(), count};
+                           if (r == root) {
+                               for (std::size_t k = 0; k < count; ++k) {
+                                   codec::skip(h);
+                                   out.push_back(std::move(values[k]));
+                               }
+                               continue;
+                           }
+                           std::size_t elements = 0;
+                           for (std::size_t k = 0; k < count; ++k) {
+                               out.push_back(codec::make(h));
+                               elements += codec::elements(out.back()).size();
+                           }
+                           if (count > 1) buffers[static_cast<std::size_t>(r)].resize(elements);
+                       }
+                   } else if (values.size() == 1) {
+                       send = codec::elements(values.front());
+                   } else {
+                       for (const R& v : values) {
+                           const auto e = codec::elements(v);
+                           flat.insert(flat.end(), e.begin(), e.end());
+                       }
+                       send = flat;
+                   }
+               }),
+               "allocating what it receives failed");
+        if (rank == root) {
+            std::vector<MPI_Request> requests;
+            for (int r = 0; r < size; ++r) {
+                if (r == root) continue;
+                const auto [first, count] = spans[static_cast<std::size_t>(r)];
+                if (count == 0) continue;
+                std::size_t elements = 0;
+                for (std::size_t k = first; k < first + count; ++k) elements += codec::elements(out[k]).size();
+                element* dest = count == 1 ? codec::data(out[first]) : buffers[static_cast<std::size_t>(r)].data();
+                for (std::size_t off = 0; off < elements; off += limit_elems) {
+                    MPI_Request req;
+                    check_mpi(MPI_Irecv(dest + off, static_cast<int>(std::min(limit_elems, elements - off)),
+                                        mpi_type<element>(), r, tag, comm, &req),
+                              "MPI_Irecv");
+                    requests.push_back(req);
+                }
+            }
+            check_mpi(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE),
+                      "MPI_Waitall");
+        } else {
+            for (std::size_t off = 0; off < send.size(); off += limit_elems) {
+                check_mpi(MPI_Send(send.data() + off, static_cast<int>(std::min(limit_elems, send.size() - off)),
+                                   mpi_type<element>(), root, tag, comm),
+                          "MPI_Send");
+            }
+        }
+        std::string decoded;
+        if (rank == root) {
+            decoded = attempt(rank, "deserialize", [&] {
+                for (int r = 0; r < size; ++r) {
+                    const auto& buffer = buffers[static_cast<std::size_t>(r)];
+                    if (buffer.empty()) continue;
+                    const element* d = buffer.data();
+                    const auto [first, count] = spans[static_cast<std::size_t>(r)];
+                    for (std::size_t k = first; k < first + count; ++k) {
+                        const std::size_t len = codec::elements(out[k]).size();
+                        std::copy(d, d + len, codec::data(out[k]));
+                        d += len;
+                    }
+                }
+            });
+        }
+        settle_root(comm, rank, root, decoded, "decoding the results failed");
+    } else {
+        // Serialized: every rank packs its values into bytes; the bytes travel raw (split above
+        // INT_MAX); the root unpacks each rank's part.
+        std::vector<char> bytes;
+        settle(comm, attempt(rank, "serialize", [&] { bytes = pack_values(comm, values); }), "serializing a result failed");
+        std::vector<std::uint64_t> counts;
+        const std::vector<char> all = gather_raw<char>(comm, bytes, root, counts);
+        std::string unpacked;
+        if (rank == root) {
+            unpacked = attempt(rank, "deserialize", [&] {
+                std::size_t at = 0;
+                for (std::uint64_t count : counts) {
+                    std::vector<R> part = unpack_values<R>(comm, all.data() + at, static_cast<std::size_t>(count));
+                    for (auto& v : part) out.push_back(std::move(v));
+                    at += static_cast<std::size_t>(count);
+                }
+            });
+        }
+        settle_root(comm, rank, root, unpacked, "deserializing a result failed");
+    }
+    return out;
+}
+
+/// Every rank's (key, value) pairs on root, concatenated in rank order; empty elsewhere.
+/// Collective.
+template <class R>
+std::vector<std::pair<std::uint64_t, R>> gather_keyed(const boost::mpi::communicator& comm,
+                                                      const std::vector<std::uint64_t>& keys, std::vector<R>& values,
+                                                      int root) {
+    std::vector<std::uint64_t> counts;
+    const auto all_keys = gather_raw<std::uint64_t>(comm, keys, root, counts);
+    std::vector<R> all_values = gather_values(comm, values, root);
+    std::vector<std::pair<std::uint64_t, R>> out;
+    if (comm.rank() == root) {
+        out.reserve(all_keys.size());
+        for (std::size_t i = 0; i < all_keys.size() && i < all_values.size(); ++i) {
+            out.emplace_back(all_keys[i], std::move(all_values[i]));
+        }
+    }
+    return out;
+}
+
+/// Root's values, in order, on every rank. Collective.
+template <class R>
+void broadcast_values(const boost::mpi::communicator& comm, std::vector<R>& values, int root) {
+    const int rank = comm.rank();
+    if constexpr (std::is_empty_v<R> && std::is_default_constructible_v<R>) {
+        std::uint64_t count = values.size();
+        check_mpi(MPI_Bcast(&count, 1, mpi_type<std::uint64_t>(), root, comm), "MPI_Bcast of a count");
+        values.resize(static_cast<std::size_t>(count));
+    } else if constexpr (value_codec<R>::raw) {
+        using codec = value_codec<R>;
+        using element = typename codec::element;
+        std::vector<std::uint64_t> header;
+        std::vector<element> flat;
+        std::uint64_t count = values.size();
+        std::string encoded;
+        if (rank == root) {
+            encoded = attempt(rank, "serialize", [&] {
+                for (const R& v : values) {
+                    codec::header(v, header);
+                    const auto e = codec::elements(v);
+                    flat.insert(flat.end(), e.begin(), e.end());
+                }
+            });
+        }
+        settle_root(comm, rank, root, encoded, "encoding a result failed");
+        check_mpi(MPI_Bcast(&count, 1, mpi_type<std::uint64_t>(), root, comm), "MPI_Bcast of a count");
+        broadcast_raw(comm, header, root);
+        broadcast_raw(comm, flat, root);
+        std::string decoded;
+        if (rank != root) {
+            decoded = attempt(rank, "deserialize", [&] {
+                values.clear();
+                values.reserve(static_cast<std::size_t>(count));
+                const std::uint64_t* h = header.data();
+                const element* d = flat.data();
+                for (std::uint64_t i = 0; i < count; ++i) values.push_back(codec::decode(h, d));
+            });
+        }
+        settle(comm, decoded, "decoding a result failed");
+    } else {
+        std::vector<char> bytes;
+        std::string packed;
+        if (rank == root) packed = attempt(rank, "serialize", [&] { bytes = pack_values(comm, values); });
+        settle_root(comm, rank, root, packed, "serializing a result failed");
+        broadcast_raw(comm, bytes, root);
+        std::string unpacked;
+        if (rank != root) {
+            unpacked = attempt(rank, "deserialize", [&] { values = unpack_values<R>(comm, bytes.data(), bytes.size()); });
+        }
+        settle(comm, unpacked, "deserializing a result failed");
+    }
+}
+
+}  // namespace chunkwise::detail
