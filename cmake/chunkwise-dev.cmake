@@ -19,7 +19,7 @@ endif()
 # Environment for running sanitized programs from ctest.
 set(CHUNKWISE_TEST_ENV
   "ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:halt_on_error=1"
-  "LSAN_OPTIONS=suppressions=${PROJECT_SOURCE_DIR}/tests/lsan.supp:print_suppressions=0"
+  "LSAN_OPTIONS=suppressions=${PROJECT_SOURCE_DIR}/tests/support/lsan.supp:print_suppressions=0"
   "UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1"
   "TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1")
 

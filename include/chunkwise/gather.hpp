@@ -30,6 +30,17 @@ void add_combine_time(partial_results<R>& results, clock::time_point t0) {
     s.workers.front().combine += seconds_since(t0);
 }
 
+/// One sentence per way to get reduce or all_reduce wrong; true when the arguments are usable.
+template <class Policy, class R, class Op>
+constexpr bool check_reduce_arguments() {
+    static_assert(execution_policy<Policy>,
+                  "chunkwise::reduce: the first argument must be the execution policy that ran map_blocks");
+    static_assert(reduction_op<Op, R>,
+                  "chunkwise::reduce: op must be callable as op(R, R) and return something convertible to R, "
+                  "where R is the block function's result type");
+    return execution_policy<Policy> && reduction_op<Op, R>;
+}
+
 }  // namespace detail
 
 /// Every block's result in block order.
@@ -64,12 +75,7 @@ std::vector<R> gather(Policy& policy, partial_results<R>&& results) {
 /// \param op callable as op(R, R), returning something convertible to R; need not be commutative
 template <class Policy, class R, class Op>
 R reduce(Policy& policy, partial_results<R>&& results, Op op) {
-    static_assert(execution_policy<Policy>,
-                  "chunkwise::reduce: the first argument must be the execution policy that ran map_blocks");
-    static_assert(detail::reduction_op<Op, R>,
-                  "chunkwise::reduce: op must be callable as op(R, R) and return something convertible to R, "
-                  "where R is the block function's result type");
-    if constexpr (!detail::reduction_op<Op, R>) {
+    if constexpr (!detail::check_reduce_arguments<Policy, R, Op>()) {
         return R{};  // only the static_assert above is reported
     } else {
         const auto t0 = detail::clock::now();
@@ -133,12 +139,7 @@ std::vector<R> all_gather(Policy& policy, partial_results<R>&& results) {
 /// reduce). Collective.
 template <class Policy, class R, class Op>
 R all_reduce(Policy& policy, partial_results<R>&& results, Op op) {
-    static_assert(execution_policy<Policy>,
-                  "chunkwise::all_reduce: the first argument must be the execution policy that ran map_blocks");
-    static_assert(detail::reduction_op<Op, R>,
-                  "chunkwise::all_reduce: op must be callable as op(R, R) and return something convertible to R, "
-                  "where R is the block function's result type");
-    if constexpr (!detail::reduction_op<Op, R>) {
+    if constexpr (!detail::check_reduce_arguments<Policy, R, Op>()) {
         return R{};
     } else if constexpr (distributed_policy<Policy>) {
         const auto t0 = detail::clock::now();

@@ -38,6 +38,33 @@ using block_value_t = std::remove_cvref_t<block_ref_t<Blocks>>;
 template <class T>
 using stored_result_t = std::conditional_t<std::is_void_v<T>, std::monostate, std::remove_cvref_t<T>>;
 
+/// A stand-in for the computation block hooks wrap (only to state the concept).
+struct probe_compute {
+    void operator()() const {}
+};
+
+/// What runs around each block of a map_blocks call, the one place a run's per-block behaviour is
+/// plugged in: `plain_run` (nothing) or a production run's checkpoints, log and progress
+/// (detail/run/production.hpp). run_blocks calls, in order: progress_wanted() and problem() (what
+/// this process asks for and could not set up; agreed across ranks), begin(progress), start(n,
+/// workers), then block(i, element, slot, compute) once per block on any worker thread (it calls
+/// compute(), which fills slot, or fills slot itself from a checkpoint), finished(result),
+/// failed(index) on a fail-fast failure, loaded() (blocks taken from a checkpoint), and
+/// ended(values, n, failures).
+template <class Hooks, class Result, class Block>
+concept block_hooks = requires(Hooks& h, const Hooks& ch, std::size_t i, const Block& b, std::optional<Result>& slot,
+                               exec_result& r, const std::vector<Result>& values) {
+    { ch.progress_wanted() } -> std::convertible_to<bool>;
+    { ch.problem() } -> std::convertible_to<std::string>;
+    h.begin(true);
+    h.start(i, i);
+    h.block(i, b, slot, probe_compute{});
+    h.finished(r);
+    h.failed(i);
+    { ch.loaded() } -> std::convertible_to<std::size_t>;
+    h.ended(values, i, i);
+};
+
 /// What runs around each block of a plain map_blocks call: nothing. A production run
 /// (<chunkwise/run_options.hpp>) puts checkpoints, log lines and progress here instead.
 struct plain_run {
@@ -64,6 +91,8 @@ auto run_blocks(Policy& policy, const Blocks& blocks, BlockFn& fn, on_error mode
     using raw_t = std::invoke_result_t<BlockFn&, block_ref_t<Blocks>>;
     using result_t = stored_result_t<raw_t>;
     using identity = block_identity<block_value_t<Blocks>>;
+    static_assert(block_hooks<Around, result_t, block_value_t<Blocks>>,
+                  "chunkwise: the hooks around each block must provide every member of detail::block_hooks");
     const std::size_t n = static_cast<std::size_t>(std::ranges::size(blocks));
     const auto first = std::ranges::begin(blocks);
     auto element = [&](std::size_t i) -> decltype(auto) {

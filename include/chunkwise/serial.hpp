@@ -30,9 +30,7 @@ private:
     // tagged with `rank`.
     template <class Body>
     detail::exec_result execute_range(std::size_t first, std::size_t last, Body& body, on_error mode, int rank) {
-        detail::exec_result r;
-        r.stats.rank = rank;
-        r.stats.workers.resize(1);
+        detail::exec_result r = detail::start_exec(rank, 1);
         const auto t0 = detail::clock::now();
         {
             detail::worker_clock busy(r.stats.workers[0]);

@@ -104,9 +104,7 @@ private:
     // tagged with `rank`.
     template <class Body>
     detail::exec_result execute_range(std::size_t first, std::size_t last, Body& body, on_error mode, int rank) {
-        detail::exec_result r;
-        r.stats.rank = rank;
-        r.stats.workers.resize(workers_);
+        detail::exec_result r = detail::start_exec(rank, workers_);
         const auto t0 = detail::clock::now();
         // A job addresses its blocks with 32-bit offsets: more blocks run as several jobs.
         const std::size_t max_job = detail::max_blocks_per_job;

@@ -105,6 +105,14 @@ inline void add_worker_time(std::vector<worker_stats>& total, const std::vector<
     }
 }
 
+/// The result an executor fills in: `workers` statistics of rank `rank`, no failures yet.
+inline exec_result start_exec(int rank, std::size_t workers) {
+    exec_result r;
+    r.stats.rank = rank;
+    r.stats.workers.resize(workers);
+    return r;
+}
+
 /// Fills in wait = wall - busy for every worker.
 inline void finish_stats(run_stats& s, double wall) {
     s.wall = wall;

@@ -11,6 +11,7 @@
 // | vector     | length                  | the elements' bytes                   |
 // | tensor     | rank, then each extent  | rank, extents (u64), then elements    |
 #include <chunkwise/detail/core/value_kinds.hpp>
+#include <chunkwise/error.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -27,10 +28,10 @@
 namespace chunkwise::detail {
 
 /// A value that cannot be decoded from its bytes (checkpoints turn it into a cache miss; MPI into
-/// an agreed error).
-class codec_error : public std::runtime_error {
+/// an agreed error). A chunkwise::error.
+class codec_error : public error {
 public:
-    using std::runtime_error::runtime_error;
+    using error::error;
 };
 
 template <class T>

@@ -4,7 +4,7 @@
 file(REMOVE_RECURSE "${WORK_DIR}")
 file(MAKE_DIRECTORY "${WORK_DIR}")
 file(COPY "${SOURCE_DIR}/include" DESTINATION "${WORK_DIR}")
-file(COPY "${SOURCE_DIR}/tests/downstream/consumer.cpp" DESTINATION "${WORK_DIR}")
+file(COPY "${SOURCE_DIR}/tests/packaging/downstream/consumer.cpp" DESTINATION "${WORK_DIR}")
 execute_process(COMMAND "${CXX}" -std=c++20 -I include -pthread consumer.cpp -o consumer
                 WORKING_DIRECTORY "${WORK_DIR}" RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)

@@ -1,4 +1,4 @@
-// The test runner's main (tests/catch_session.hpp: Catch2 v2 or v3; a run that executes no test fails).
+// The test runner's main (tests/support/catch_session.hpp: Catch2 v2 or v3; a run that executes no test fails).
 #include "catch_session.hpp"
 
 int main(int argc, char* argv[]) {

@@ -271,7 +271,7 @@ void every_path(const fs::path& file, const fs::path& part_a, const fs::path& pa
 template <class W>
 std::vector<W> h5py_values(const fs::path& file, const std::string& name) {
     const fs::path out = file.parent_path() / (name + ".h5py");
-    const std::string command = std::string(CHUNKWISE_TEST_PYTHON) + " " + CHUNKWISE_TEST_SOURCE_DIR +
+    const std::string command = std::string(CHUNKWISE_TEST_PYTHON) + " " + CHUNKWISE_TEST_SUPPORT_DIR +
                                 "/h5py_shapes.py dump " + file.string() + " " + name + " " + out.string();
     REQUIRE(std::system(command.c_str()) == 0);
     std::ifstream in(out, std::ios::binary);

@@ -1,4 +1,4 @@
-// chunkwise::h5 on data as scientists store it, in files h5py writes (tests/h5py_shapes.py):
+// chunkwise::h5 on data as scientists store it, in files h5py writes (tests/support/h5py_shapes.py):
 // selected indices of one axis (h5::indices), ragged records (vlen; read_ragged, write_ragged,
 // read back by h5py), and one dataset over many files (h5::dataset_series, h5::glob,
 // h5::partition of a series). Serial and from threads; bad input is an h5::error naming file,
@@ -31,7 +31,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::string script = std::string(CHUNKWISE_TEST_SOURCE_DIR) + "/h5py_shapes.py";
+const std::string script = std::string(CHUNKWISE_TEST_SUPPORT_DIR) + "/h5py_shapes.py";
 
 // Runs the h5py script; its exit status.
 int python(const std::string& args) {

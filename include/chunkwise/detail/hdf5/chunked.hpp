@@ -1,0 +1,330 @@
+#pragma once
+// Internal: reads of chunked datasets whose filters chunkwise decodes itself, in two parts: the
+// plan (which chunks the box touches, where each one's bytes are, and what is done with it) made
+// under the library lock, and its execution (pread, decode, copy or weave into the output)
+// outside it. A new way to serve a chunk is one action in chunk_plan and one case in run_plan.
+#include <chunkwise/detail/hdf5/copy.hpp>
+#include <chunkwise/detail/hdf5/decode.hpp>
+#include <chunkwise/detail/hdf5/fallback.hpp>
+#include <chunkwise/detail/hdf5/file_bytes.hpp>
+#include <chunkwise/detail/hdf5/fill.hpp>
+#include <chunkwise/detail/hdf5/library.hpp>
+#include <chunkwise/detail/hdf5/state.hpp>
+#include <chunkwise/detail/hdf5/types.hpp>
+
+#include <hdf5.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <new>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace chunkwise::h5::detail {
+
+/// Chunks one element wide on the last axis are woven together when that axis holds at most
+/// interleave_most of them and they take at most this many bytes together.
+inline constexpr std::size_t weave_most_bytes = std::size_t{8} << 20;
+
+/// Groups of chunks woven so far, process-wide (for tests).
+inline std::atomic<std::uint64_t>& woven_groups() {
+    static std::atomic<std::uint64_t> n{0};
+    return n;
+}
+
+/// Undoes the chunk's filters (in reverse, skipping those its mask says were skipped) on
+/// buf.a[0, stored); returns the chunk_bytes decoded bytes (in buf.a or buf.b, or in `into`
+/// when given: then the last filter writes straight there, which must have room for chunk_bytes).
+inline const unsigned char* decode_chunk(const dataset_state& s, scratch& buf, std::size_t stored, std::uint32_t mask,
+                                         const std::size_t* offset, unsigned char* into = nullptr) {
+    const auto skipped = [&](std::size_t i) { return i < 32 && (mask & (1u << i)) != 0; };
+    std::size_t last = s.filters.size();  // the filter undone last: the lowest one not skipped
+    for (std::size_t i = 0; i < s.filters.size() && last == s.filters.size(); ++i) {
+        if (!skipped(i)) last = i;
+    }
+    std::vector<unsigned char>* cur = &buf.a;
+    std::vector<unsigned char>* other = &buf.b;
+    const unsigned char* in = cur->data();
+    std::size_t size = stored;
+    try {
+        for (std::size_t i = s.filters.size(); i-- > 0;) {
+            if (skipped(i)) continue;  // skipped for this chunk when written
+            const bool final = into != nullptr && i == last;
+            unsigned char* dst = nullptr;
+            if (s.filters[i].id == H5Z_FILTER_DEFLATE) {
+                if (!final) grow(*other, s.chunk_bytes, s);
+                dst = final ? into : other->data();
+                inflate_exact(in, size, dst, s.chunk_bytes);
+                size = s.chunk_bytes;
+            } else {                                        // shuffle, by its own parameter
+                if (final && size != s.chunk_bytes) break;  // reported below, nothing written
+                if (!final) grow(*other, size, s);
+                dst = final ? into : other->data();
+                unshuffle(in, dst, size, s.filters[i].param);
+            }
+            in = dst;
+            if (!final) std::swap(cur, other);
+        }
+    } catch (const std::runtime_error& e) {
+        s.fail("chunk at " + box_text(offset, s.dims.size()) + ": " + e.what());
+    }
+    if (size != s.chunk_bytes) {
+        s.fail("chunk at " + box_text(offset, s.dims.size()) + " holds " + std::to_string(size) + " bytes, not " +
+               std::to_string(s.chunk_bytes) + " (corrupted?)");
+    }
+    return in;
+}
+
+/// What a read does with one chunk its box touches.
+enum class chunk_action : std::uint8_t {
+    fill,          // never written: the fill value
+    copy,          // stored unfiltered: its rows read (straight into the output where they land whole)
+    decode,        // stored filtered: read, decoded (into the output where the chunk lands whole)
+    weave,         // the first of `ways` one-wide chunks side by side: all read, woven together
+    woven,         // one of those after the first: done with the first
+    short_stored,  // unfiltered but stored in fewer bytes than a chunk: refused (HDF5 reads garbage)
+    too_large,     // filtered and stored in more bytes than any filter makes: refused (corrupted)
+};
+
+/// A read of the box [lo, hi) of a chunked dataset, planned: every chunk the box touches (row-
+/// major in the chunk grid from c_lo to c_hi), where its bytes are, and what is done with it.
+/// Made under the library lock (the chunk locations), run outside it.
+struct chunk_plan {
+    std::size_t n = 0;  // rank
+    std::vector<std::size_t> lo, hi, out_shape, c_lo, c_hi;
+    std::vector<chunk_location> locations;
+    std::vector<chunk_action> actions;
+    bool direct = false;  // whole rows of T's own representation: bytes land in the output as they are
+    bool mapped = false;  // unfiltered pieces copied from mappings of the file (a large output)
+    std::size_t ways = 0;     // chunks woven side by side (0: none)
+    std::size_t inner = 0;    // elements per chunk row
+    std::size_t out_row = 1;  // elements per output row
+    [[nodiscard]] bool empty() const noexcept { return locations.empty(); }
+};
+
+/// True when the chunk's stored bytes went through some filter (its mask skips not all of them).
+inline bool is_filtered(const dataset_state& s, const chunk_location& loc) {
+    for (std::size_t i = 0; i < s.filters.size(); ++i) {
+        if (i >= 32 || (loc.mask & (1u << i)) == 0) return true;
+    }
+    return false;
+}
+
+/// Plans the read of the box [lo, hi) into a T output: locates every chunk it touches (under one
+/// lock) and decides what to do with each.
+template <class T>
+chunk_plan plan_chunks(const dataset_state& s, const std::size_t* lo, const std::size_t* hi) {
+    chunk_plan p;
+    const std::size_t n = p.n = s.dims.size();
+    // H5Dread asks whether a fill value is defined before reading any chunk, and fails when it
+    // cannot tell: so does chunkwise.
+    if (!s.fill_defect.empty()) s.fail("cannot read chunks: " + s.fill_defect + " (corrupted?)");
+    p.lo.assign(lo, lo + n);
+    p.hi.assign(hi, hi + n);
+    p.out_shape.resize(n);
+    p.c_lo.resize(n);
+    p.c_hi.resize(n);
+    for (std::size_t d = 0; d < n; ++d) {
+        p.out_shape[d] = hi[d] - lo[d];
+        if (p.out_shape[d] == 0) return p;  // nothing to read
+        p.c_lo[d] = lo[d] / s.chunk[d];
+        p.c_hi[d] = (hi[d] - 1) / s.chunk[d];
+    }
+    std::vector<std::size_t> gstride(n);
+    gstride[n - 1] = 1;
+    for (std::size_t d = n - 1; d > 0; --d) gstride[d - 1] = gstride[d] * s.grid[d];
+
+    // Every chunk the box touches, row-major, located under one lock.
+    std::size_t touched = 1;
+    for (std::size_t d = 0; d < n; ++d) touched *= p.c_hi[d] - p.c_lo[d] + 1;
+    p.locations.resize(touched);
+    {
+        std::vector<hsize_t> hoff(n);
+        std::vector<std::size_t> c = p.c_lo;
+        library_lock lock;
+        for (std::size_t k = 0; k < touched; ++k) {
+            std::uint64_t linear = 0;
+            for (std::size_t d = 0; d < n; ++d) {
+                hoff[d] = static_cast<hsize_t>(c[d]) * s.chunk[d];
+                linear += static_cast<std::uint64_t>(c[d]) * gstride[d];
+            }
+            p.locations[k] = s.locate(linear, hoff.data());
+            for (std::size_t d = n; d-- > 0;) {
+                if (++c[d] <= p.c_hi[d]) break;
+                c[d] = p.c_lo[d];
+            }
+        }
+    }
+
+    p.inner = s.chunk_elements / s.chunk[0];
+    bool whole_rows = true;  // chunks and box span whole trailing axes
+    for (std::size_t d = 1; d < n; ++d)
+        whole_rows = whole_rows && s.chunk[d] == s.dims[d] && lo[d] == 0 && hi[d] == s.dims[d];
+    p.direct = whole_rows && same_representation<T>(s.type);
+    for (std::size_t d = 1; d < n; ++d) p.out_row *= p.out_shape[d];
+    std::size_t out_bytes = sizeof(T);
+    for (std::size_t d = 0; d < n; ++d) out_bytes *= p.out_shape[d];
+    p.mapped = p.direct && maps_into(s, out_bytes);
+    // Any filtered chunk larger than this is corrupted (deflate never expands by more than 0.1%).
+    const std::size_t max_stored = s.chunk_bytes + s.chunk_bytes / 64 + 4096;
+    // Chunks one element wide on a short last axis read whole (h5py's automatic chunks of a
+    // (frames, atoms, 3) trajectory: one coordinate each): the `ways` chunks side by side are
+    // decoded together and woven into the output, each output line written once.
+    const std::size_t ways = s.dims[n - 1];
+    const bool weave = n >= 2 && s.chunk[n - 1] == 1 && ways >= 2 && ways <= interleave_most && lo[n - 1] == 0 &&
+                       hi[n - 1] == ways && same_representation<T>(s.type) &&
+                       ways * s.chunk_bytes <= weave_most_bytes;
+    if (weave) p.ways = ways;
+    auto action_of = [&](const chunk_location& loc) {
+        if (loc.state == chunk_location::kind::absent) return chunk_action::fill;
+        if (!is_filtered(s, loc)) return loc.size < s.chunk_bytes ? chunk_action::short_stored : chunk_action::copy;
+        return loc.size > max_stored ? chunk_action::too_large : chunk_action::decode;
+    };
+    p.actions.resize(touched);
+    for (std::size_t k = 0; k < touched; ++k) p.actions[k] = action_of(p.locations[k]);
+    if (weave) {
+        // A group of chunks side by side is woven when all are stored and readable as they are
+        // (anything else goes one chunk at a time, which reports it). With the whole last axis in
+        // the box, groups are consecutive runs of `ways` locations.
+        for (std::size_t k = 0; k + ways <= touched; k += ways) {
+            bool weavable = true;
+            for (std::size_t j = 0; j < ways; ++j) {
+                const chunk_action a = p.actions[k + j];
+                weavable = weavable && (a == chunk_action::copy || a == chunk_action::decode);
+            }
+            if (!weavable) continue;
+            p.actions[k] = chunk_action::weave;
+            for (std::size_t j = 1; j < ways; ++j) p.actions[k + j] = chunk_action::woven;
+        }
+    }
+    return p;
+}
+
+/// Runs a plan: every chunk's bytes read (pread or mapped copy) and decoded outside the lock,
+/// into out (extent p.out_shape).
+template <class T>
+void run_plan(const dataset_state& s, const chunk_plan& p, T* out) {
+    if (p.empty()) return;
+    const std::size_t n = p.n;
+    const std::size_t esize = s.element_bytes;
+    std::vector<std::size_t> c = p.c_lo, off(n), blo(n), bhi(n), dst_lo(n), rel_lo(n), rel_hi(n), sub_shape(n);
+    scratch& buf = scratch::mine();
+    for (std::size_t k = 0; k < p.locations.size(); ++k) {
+        const chunk_location& loc = p.locations[k];
+        for (std::size_t d = 0; d < n; ++d) {
+            off[d] = c[d] * s.chunk[d];
+            blo[d] = std::max(off[d], p.lo[d]);
+            bhi[d] = std::min(off[d] + s.chunk[d], p.hi[d]);
+            dst_lo[d] = blo[d] - p.lo[d];
+            rel_lo[d] = blo[d] - off[d];
+            rel_hi[d] = bhi[d] - off[d];
+        }
+        const auto what = [&] { return "chunk at " + box_text(off.data(), n); };
+        switch (p.actions[k]) {
+            case chunk_action::woven:
+                break;  // done with the first of its group
+            case chunk_action::weave: {
+                // The chunk rows the box needs, of each chunk, side by side in buf.c.
+                const std::size_t ways = p.ways;
+                const std::size_t rows = rel_hi[0] - rel_lo[0];
+                const std::size_t skip = rel_lo[0] * p.inner * esize;
+                grow(buf.c, ways * s.chunk_bytes, s);
+                const T* planes[interleave_most];
+                for (std::size_t j = 0; j < ways; ++j) {
+                    const chunk_location& lj = p.locations[k + j];
+                    off[n - 1] = j;
+                    unsigned char* slot = buf.c.data() + j * s.chunk_bytes;
+                    if (!is_filtered(s, lj)) {
+                        pread_all(s, lj.fd, lj.address + skip, slot, rows * p.inner * esize, what);
+                    } else {
+                        grow(buf.a, static_cast<std::size_t>(lj.size), s);
+                        pread_all(s, lj.fd, lj.address, buf.a.data(), static_cast<std::size_t>(lj.size), what);
+                        (void)decode_chunk(s, buf, static_cast<std::size_t>(lj.size), lj.mask, off.data(), slot);
+                        slot += skip;
+                    }
+                    planes[j] = reinterpret_cast<const T*>(slot);
+                }
+                off[n - 1] = 0;
+                sub_shape = s.chunk;
+                sub_shape[0] = rows;
+                rel_hi[0] = rows;
+                rel_lo[0] = 0;
+                interleave_box<T>(planes, ways, sub_shape.data(), rel_lo.data(), rel_hi.data(), out, p.out_shape.data(),
+                                  dst_lo.data(), n);
+                woven_groups().fetch_add(1, std::memory_order_relaxed);
+                break;
+            }
+            case chunk_action::fill:
+                fill_absent<T>(s, blo.data(), bhi.data(), out, p.out_shape.data(), dst_lo.data());
+                break;
+            case chunk_action::short_stored:
+                // HDF5 reads the chunk's size from this address: past the stored bytes it returns
+                // whatever its buffer held (not reproducible), so refuse rather than guess.
+                s.fail("chunk at " + box_text(off.data(), n) + " is stored in " + std::to_string(loc.size) +
+                       " bytes, fewer than its " + std::to_string(s.chunk_bytes) +
+                       " (written short with write_direct_chunk, or corrupted); its other values are undefined");
+            case chunk_action::copy: {
+                // Stored at its size, or larger (HDF5 then reads the first chunk_bytes too). Only
+                // the chunk rows the box needs: contiguous in the chunk.
+                const std::size_t rows = rel_hi[0] - rel_lo[0];
+                const std::uint64_t at = loc.address + static_cast<std::uint64_t>(rel_lo[0]) * p.inner * esize;
+                if (p.direct) {
+                    read_all(s, loc.fd, at, reinterpret_cast<unsigned char*>(out + dst_lo[0] * p.out_row),
+                             rows * p.inner * esize, p.mapped, what);
+                } else {
+                    grow(buf.a, rows * p.inner * esize, s);
+                    pread_all(s, loc.fd, at, buf.a.data(), rows * p.inner * esize, what);
+                    sub_shape = s.chunk;
+                    sub_shape[0] = rows;
+                    rel_hi[0] = rows;
+                    rel_lo[0] = 0;
+                    place_box<T>(s, buf, buf.a.data(), sub_shape.data(), rel_lo.data(), rel_hi.data(), out,
+                                 p.out_shape.data(), dst_lo.data());
+                }
+                break;
+            }
+            case chunk_action::too_large:
+                s.fail("chunk at " + box_text(off.data(), n) + " is stored in " + std::to_string(loc.size) +
+                       " bytes, more than any filter makes of " + std::to_string(s.chunk_bytes) + " (corrupted?)");
+            case chunk_action::decode: {
+                grow(buf.a, static_cast<std::size_t>(loc.size), s);
+                pread_all(s, loc.fd, loc.address, buf.a.data(), static_cast<std::size_t>(loc.size), what);
+                // A whole chunk that lands as it is in the output is decoded straight into it.
+                const bool whole_chunk = p.direct && rel_lo[0] == 0 && rel_hi[0] == s.chunk[0];
+                unsigned char* into =
+                    whole_chunk ? reinterpret_cast<unsigned char*>(out + dst_lo[0] * p.out_row) : nullptr;
+                const unsigned char* bytes =
+                    decode_chunk(s, buf, static_cast<std::size_t>(loc.size), loc.mask, off.data(), into);
+                if (!whole_chunk) {
+                    place_box<T>(s, buf, bytes, s.chunk.data(), rel_lo.data(), rel_hi.data(), out, p.out_shape.data(),
+                                 dst_lo.data());
+                }
+                break;
+            }
+        }
+        for (std::size_t d = n; d-- > 0;) {
+            if (++c[d] <= p.c_hi[d]) break;
+            c[d] = p.c_lo[d];
+        }
+    }
+    buf.trim();
+}
+
+/// The box [lo, hi) of a chunked dataset into out (extent hi - lo). Only where every filter is
+/// decodable and the dataset's file is open through the probe driver.
+template <class T>
+void read_chunked(const dataset_state& s, const std::size_t* lo, const std::size_t* hi, T* out) {
+    run_plan<T>(s, plan_chunks<T>(s, lo, hi), out);
+}
+
+}  // namespace chunkwise::h5::detail

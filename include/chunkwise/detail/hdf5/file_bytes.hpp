@@ -1,0 +1,204 @@
+#pragma once
+// Internal: the bytes of a read, from the file into memory: the calling thread's decode buffers
+// (scratch), whole positioned reads that name what failed, and large uncompressed reads copied
+// from read-only mappings of the file with streaming stores (CHUNKWISE_HDF5_MMAP).
+#include <chunkwise/detail/core/posix_io.hpp>
+#include <chunkwise/detail/hdf5/state.hpp>
+
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#include <hdf5.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <new>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace chunkwise::h5::detail {
+
+/// Decode buffers of the calling thread: kept between reads up to keep_bytes in all, released
+/// after any read that needed more (64 MiB chunks would otherwise stay resident per thread).
+struct scratch {
+    static constexpr std::size_t keep_bytes = std::size_t{32} << 20;
+    std::vector<unsigned char> a, b, c;
+
+    static scratch& mine() {
+        thread_local scratch s;
+        return s;
+    }
+    [[nodiscard]] std::size_t held() const noexcept { return a.capacity() + b.capacity() + c.capacity(); }
+    void trim() {
+        if (held() > keep_bytes) {
+            std::vector<unsigned char>().swap(a);
+            std::vector<unsigned char>().swap(b);
+            std::vector<unsigned char>().swap(c);
+        }
+    }
+};
+
+/// Bytes of the calling thread's decode buffers (for tests of the bound).
+inline std::size_t scratch_bytes_held() { return scratch::mine().held(); }
+
+inline void grow(std::vector<unsigned char>& v, std::size_t bytes, const dataset_state& s) {
+    try {
+        if (v.size() < bytes) v.resize(bytes);
+    } catch (const std::bad_alloc&) {
+        s.fail("cannot allocate " + std::to_string(bytes) + " bytes to decode a chunk");
+    }
+}
+
+/// All `bytes` at `address` of fd into dst, or h5::error naming what(): the description is
+/// made only when the read fails (a read of a small chunk costs about a microsecond).
+template <class What>
+void pread_all(const dataset_state& s, int fd, std::uint64_t address, unsigned char* dst, std::size_t bytes,
+               What&& what) {
+    const std::ptrdiff_t got = chunkwise::detail::posix::pread_full(fd, dst, bytes, address);
+    if (got != static_cast<std::ptrdiff_t>(bytes)) {
+        s.fail("reading " + std::string(what()) + " failed: " +
+               (got < 0 ? std::string(std::strerror(errno)) : std::string("the file ends early (truncated?)")));
+    }
+}
+
+/// Reads of uncompressed bytes into an output of at least this many bytes (a block larger than
+/// the caches) copy from a read-only mapping of the file with streaming stores instead of pread:
+/// pread's copy into such a block costs about 1.3x of one into a block that stays in cache
+/// (docs/performance.md). The environment variable CHUNKWISE_HDF5_MMAP, read once, sets it:
+/// a byte count, or `off`.
+inline constexpr std::size_t default_map_min_bytes = std::size_t{16} << 20;
+/// Mapped at a time (so the mapping adds at most this much to the resident memory of a reader).
+inline constexpr std::size_t map_slice_bytes = std::size_t{2} << 20;
+/// Pieces smaller than this (or than the setting, if smaller) are read by pread even into a
+/// large output (mapping costs more).
+inline constexpr std::size_t map_min_piece = std::size_t{64} << 10;
+
+/// The smallest output read through mappings, settable (tests lower it); SIZE_MAX: never.
+/// `invalid` holds a CHUNKWISE_HDF5_MMAP that is neither a byte count nor `off` (every read
+/// then fails naming it); `copies` counts mapped copies done, process-wide (for tests).
+struct map_setting {
+    std::atomic<std::size_t> min_bytes{default_map_min_bytes};
+    std::string invalid;
+    std::atomic<std::uint64_t> copies{0};
+
+    static map_setting& get() {
+        static map_setting m(std::getenv("CHUNKWISE_HDF5_MMAP"));
+        return m;
+    }
+
+private:
+    explicit map_setting(const char* v) {
+        if (v == nullptr || *v == '\0') return;
+        char* end = nullptr;
+        errno = 0;
+        const unsigned long long n = std::strtoull(v, &end, 10);
+        if (std::string_view(v) == "off") {
+            min_bytes = std::numeric_limits<std::size_t>::max();
+        } else if (*v >= '0' && *v <= '9' && *end == '\0' && errno != ERANGE) {
+            min_bytes = static_cast<std::size_t>(n);
+        } else {
+            invalid = v;
+        }
+    }
+};
+
+/// dst[0, n) = src[0, n), stored past the caches (the output is larger than they are, and the
+/// stores then need not read the destination's lines first). Four pages are copied side by side
+/// (as glibc's large memcpy does), which keeps more reads in flight.
+inline void stream_copy(unsigned char* dst, const unsigned char* src, std::size_t n) noexcept {
+#if defined(__SSE2__)
+    // Whole 64-byte lines only: a streamed line written in parts costs a read at the memory.
+    const std::size_t head = std::min(n, (64 - reinterpret_cast<std::uintptr_t>(dst) % 64) % 64);
+    std::memcpy(dst, src, head);
+    const auto line = [](unsigned char* d, const unsigned char* s) {
+        const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s));
+        const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + 16));
+        const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + 32));
+        const __m128i e = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + 48));
+        _mm_stream_si128(reinterpret_cast<__m128i*>(d), a);
+        _mm_stream_si128(reinterpret_cast<__m128i*>(d + 16), b);
+        _mm_stream_si128(reinterpret_cast<__m128i*>(d + 32), c);
+        _mm_stream_si128(reinterpret_cast<__m128i*>(d + 48), e);
+    };
+    constexpr std::size_t page = 4096;
+    std::size_t i = head;
+    for (; i + 4 * page <= n; i += 4 * page) {
+        for (std::size_t j = 0; j < page; j += 64) {
+            for (std::size_t p = 0; p < 4 * page; p += page) {
+                _mm_prefetch(reinterpret_cast<const char*>(src + std::min(i + p + j + 256, n - 1)), _MM_HINT_T0);
+                line(dst + i + p + j, src + i + p + j);
+            }
+        }
+    }
+    for (; i + 64 <= n; i += 64) line(dst + i, src + i);
+    _mm_sfence();
+    std::memcpy(dst + i, src + i, n - i);
+#else
+    std::memcpy(dst, src, n);
+#endif
+}
+
+/// Copies `bytes` at `address` of fd from read-only mappings of those pages, map_slice_bytes
+/// at a time; false where the range does not lie inside the file as it is now, or mapping
+/// fails: pread then reads it, and reports what is wrong. The file's size is checked just before
+/// mapping, so only a file truncated by another process during the copy can fault (SIGBUS), as
+/// it can for any reader that maps files; CHUNKWISE_HDF5_MMAP=off avoids mappings altogether.
+inline bool copy_mapped(int fd, std::uint64_t address, unsigned char* dst, std::size_t bytes) noexcept {
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 0) return false;
+    const auto size = static_cast<std::uint64_t>(st.st_size);
+    if (address > size || bytes > size - address) return false;
+    static const auto page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+    for (std::size_t done = 0; done < bytes;) {
+        const std::uint64_t at = address + done;
+        const std::uint64_t base = at / page * page;
+        const std::size_t skip = static_cast<std::size_t>(at - base);
+        const std::size_t count = std::min(bytes - done, map_slice_bytes - skip);
+        void* map = ::mmap(nullptr, skip + count, PROT_READ, MAP_SHARED, fd, static_cast<off_t>(base));
+        if (map == MAP_FAILED) return false;
+        stream_copy(dst + done, static_cast<const unsigned char*>(map) + skip, count);
+        ::munmap(map, skip + count);
+        done += count;
+    }
+    map_setting::get().copies.fetch_add(1, std::memory_order_relaxed);
+    return true;
+}
+
+/// True when a read into an output of `output_bytes` copies through mappings (copy_mapped).
+inline bool maps_into(const dataset_state& s, std::size_t output_bytes) {
+    map_setting& m = map_setting::get();
+    if (!m.invalid.empty()) {
+        s.fail("CHUNKWISE_HDF5_MMAP='" + m.invalid +
+               "': must be a byte count (the smallest block read through mappings of the file) or 'off'");
+    }
+    return output_bytes >= m.min_bytes.load(std::memory_order_relaxed);
+}
+
+/// All `bytes` at `address` of fd into dst: through mappings where `mapped` (the output is large)
+/// and the piece is worth mapping, else (or where that declines) by pread_all.
+template <class What>
+void read_all(const dataset_state& s, int fd, std::uint64_t address, unsigned char* dst, std::size_t bytes,
+              bool mapped, What&& what) {
+    if (mapped && bytes >= std::min(map_min_piece, map_setting::get().min_bytes.load(std::memory_order_relaxed)) &&
+        copy_mapped(fd, address, dst, bytes)) {
+        return;
+    }
+    pread_all(s, fd, address, dst, bytes, std::forward<What>(what));
+}
+
+}  // namespace chunkwise::h5::detail
