@@ -27,8 +27,11 @@ struct outcome {
     chunkwise::run_stats stats;
 };
 
+// Every timed phase starts after a barrier: no rank's clock starts while others are still busy
+// with the previous phase.
 template <class Policy>
 outcome run(Policy& policy, const example::trajectory& t, const std::vector<chunkwise::block>& blocks) {
+    boost::mpi::communicator().barrier();
     const auto t0 = std::chrono::steady_clock::now();
     auto partial = chunkwise::map_blocks(policy, blocks, [&](const chunkwise::block& b) {
         std::vector<double> out;

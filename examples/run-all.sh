@@ -5,8 +5,19 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash cmake/install-debian-deps.sh main
 
+echo "=== building the examples and the benchmark suite, optimised (cmake --preset release: build/release) ==="
 cmake --preset release >/dev/null
-cmake --build --preset release -j "$(nproc)" >/dev/null
+build_log=$(mktemp)
+trap 'rm -f "$build_log"' EXIT
+# Progress every tenth of the way, naming what is being compiled (a first build takes minutes).
+if ! cmake --build --preset release -j "$(nproc)" 2>&1 | tee "$build_log" |
+    awk '/^\[ *[0-9]+%\] Building/ { p = substr($0, 2, index($0, "%") - 2) + 0
+           if (p >= next_at) { n = split($NF, part, "/"); sub(/\.o$/, "", part[n]); printf "  %3d%% built, compiling %s\n", p, part[n]; fflush(); next_at = p + 10 } }'; then
+  grep -E "error|Error" "$build_log" | head -n 30
+  echo "the build failed (full log above)" >&2
+  exit 1
+fi
+echo "  done: build/release"
 bin=build/release/examples
 
 echo "=== 01-blocks: partition, map_blocks, gather ==="
@@ -24,7 +35,7 @@ echo "=== 05-hdf5-trajectory: RMSD per frame from an HDF5 file with h5py's autom
 echo
 echo "=== 06-many-files: 2000 input files, 5 broken: collect failures, checkpoint, log, progress; then resume ==="
 many=$(mktemp -d)
-trap 'rm -rf "$many"' EXIT
+trap 'rm -rf "$many" "$build_log"' EXIT
 "$bin/06-many-files" generate "$many" --files 2000 --broken 5
 "$bin/06-many-files" run "$many" || echo "(exit status $?: some files failed, as expected)"
 echo "--- second invocation: finished files come from the checkpoint ---"

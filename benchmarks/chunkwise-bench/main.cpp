@@ -4,6 +4,7 @@
 //   chunkwise-bench rmsd --file FILE.h5 --threads 1,2,4 --repeats R --out DIR
 //   chunkwise-bench synthetic --serial-fraction S --threads 1,2 --repeats R --out DIR
 //   chunkwise-bench merge --out DIR RUN_DIR...
+//   chunkwise-bench predict --from RUN_DIR... [--out DIR]
 //   chunkwise-bench read --file FILE.h5 --threads 1,2 --repeats R [--json]
 //   chunkwise-bench select --file FILE.h5 --select 564 --stride 16 --threads 1,2 --repeats R
 //
@@ -14,6 +15,7 @@
 // benchmarks/scale-mpi.sh runs one launch per rank count and merges them. docs/scaling.md.
 #include "../common/cli.hpp"
 #include "h5md.hpp"
+#include "probe.hpp"
 #include "read.hpp"
 #include "select.hpp"
 #include "rmsd_workload.hpp"
@@ -32,6 +34,8 @@
 #include <time.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -40,6 +44,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -57,8 +62,10 @@ constexpr const char* usage =
     "  chunkwise-bench rmsd --file FILE.h5 [--dataset PATH] [--threads 1,2,4] [--repeats 3] [--warmup 1] --out DIR\n"
     "                       [--every 200] [--block-mib 8] [--mode threads|mpi]\n"
     "  chunkwise-bench synthetic --serial-fraction S [--seconds 0.4] [--blocks 64] [--threads 1,2] [--repeats 3]\n"
-    "                            [--warmup 1] --out DIR [--mode threads|mpi]\n"
+    "                            [--warmup 1] --out DIR [--mode threads|mpi] [--work spin|sleep]\n"
+    "                            [--read-mib D --worker-mibps b [--shared-mibps B]] [--comm-ms c [--comm-growth n|log]]\n"
     "  chunkwise-bench merge --out DIR RUN_DIR...\n"
+    "  chunkwise-bench predict --from RUN_DIR... [--out DIR] [--cores C] [--leave-one-out]\n"
     "  chunkwise-bench read --file FILE.h5 [--dataset PATH] [--threads 1,2] [--repeats 3] [--every 200]\n"
     "                       [--block-mib 4] [--big-block-mib 128] [--json]\n"
     "  chunkwise-bench select --file FILE.h5 [--dataset PATH] [--select 564] [--stride 16] [--threads 1,2]\n"
@@ -152,16 +159,75 @@ void spin(double seconds) {
     }
 }
 
-/// Serial part s * seconds on the calling thread, then (1 - s) * seconds split over `blocks` blocks.
+/// Keeps this thread away for `seconds` of wall time (a worker that waits, like one reading).
+void pause(double seconds) {
+    if (seconds > 0) std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+}
+
+/// A workload whose every part is known, so that the harness's fits can be checked against it:
+/// a serial part of s * seconds on the calling thread, then `blocks` blocks that each read
+/// read_bytes / blocks bytes from a simulated file system (b bytes/s per worker, B shared: with N
+/// workers reading at once each gets min(b, B / N)) and compute (1 - s) * seconds / blocks, then
+/// a cost c g(N) on the calling thread that grows with the workers (communication, agreement).
+/// Work is CPU time (spin) or wall time (sleep: scales past the cores a machine has).
 struct synthetic_workload {
     double serial_fraction = 0.1, seconds = 0.4;
+    bool sleep = false;               // sleep instead of spinning
+    double read_bytes = 0;            // D
+    double worker_bandwidth = 0;      // b, bytes/s
+    double shared_bandwidth = 0;      // B, bytes/s (0: none)
+    double comm = 0;                  // c, seconds
+    bool comm_log = false;            // g(N) = log2(N) (else N)
     std::vector<block> blocks;
+
+    void work(double t) const {
+        if (sleep) {
+            pause(t);
+        } else {
+            spin(t);
+        }
+    }
+    /// Seconds one worker takes to read `bytes` while `readers` read at once.
+    [[nodiscard]] double read_time(double bytes, double readers) const {
+        if (bytes <= 0 || worker_bandwidth <= 0) return 0;
+        double rate = worker_bandwidth;
+        if (shared_bandwidth > 0) rate = std::min(rate, shared_bandwidth / readers);
+        return bytes / rate;
+    }
+    /// The aggregate bandwidth a short probe of the simulated file system measures with `threads`
+    /// readers at once (bytes/s).
+    [[nodiscard]] double probe(std::size_t threads) const {
+        if (worker_bandwidth <= 0) return 0;
+        const double k = static_cast<double>(threads);
+        const double aggregate = shared_bandwidth > 0 ? std::min(shared_bandwidth, k * worker_bandwidth) : k * worker_bandwidth;
+        const double piece = 0.05 * aggregate / k;  // about 50 ms
+        const auto t0 = chunkwise::detail::clock::now();
+        std::vector<std::thread> readers;
+        for (std::size_t i = 0; i < threads; ++i) {
+            readers.emplace_back([&] { pause(read_time(piece, static_cast<double>(threads))); });
+        }
+        for (auto& t : readers) t.join();
+        return piece * static_cast<double>(threads) / chunkwise::detail::seconds_since(t0);
+    }
 
     template <class Policy>
     auto run(Policy& policy) const {
-        spin(serial_fraction * seconds);
+        work(serial_fraction * seconds);
         const double each = (1.0 - serial_fraction) * seconds / static_cast<double>(blocks.size());
-        return chunkwise::map_blocks(policy, blocks, [each](const block&) { spin(each); });
+        const double readers = static_cast<double>(policy.workers());
+        const double read_each = read_time(read_bytes / static_cast<double>(blocks.size()), readers);
+        return chunkwise::map_blocks(policy, blocks, [this, each, read_each](const block&) {
+            if (read_each > 0) {
+                chunkwise::read_scope reading;
+                pause(read_each);
+            }
+            work(each);
+        });
+    }
+    /// The cost that grows with the workers, after the run (on the calling thread).
+    void after(std::size_t workers) const {
+        const double n = static_cast<double>(workers);
+        pause(comm * (comm_log ? std::log2(n) : n));
     }
 };
 
@@ -172,7 +238,13 @@ struct run_settings {
     std::size_t repeats = 3, warmup = 1;
 };
 
-/// Threads in this process: strong_scaling over the thread counts; `last` receives the last
+/// Calls w.after(workers) where the workload has such a step (the synthetic one's growing cost).
+template <class Workload>
+void after_run(const Workload& w, std::size_t workers) {
+    if constexpr (requires { w.after(workers); }) w.after(workers);
+}
+
+/// Threads in this process: strong_scaling over the thread counts; `combine` receives each
 /// repeat's gathered results.
 template <class Workload, class Combine>
 bench::scaling_report run_threads(const std::string& name, const Workload& w, const run_settings& s,
@@ -185,12 +257,15 @@ bench::scaling_report run_threads(const std::string& name, const Workload& w, co
     return bench::strong_scaling(opt, [&](chunkwise::thread_policy& pool) {
         auto partial = w.run(pool);
         combine(chunkwise::gather(pool, std::move(partial)));
+        after_run(w, pool.workers());
         return partial.stats();
     });
 }
 
 #if defined(CHUNKWISE_BENCH_MPI)
-/// This launch's ranks, at each thread count per rank: one point each, on the root.
+/// This launch's ranks, at each thread count per rank: one point each, on the root. Every repeat
+/// starts after a barrier; each rank times itself; the root records every rank's statistics and
+/// time (the critical path, the per-rank breakdown, the straggler).
 template <class Workload, class Combine>
 bench::scaling_report run_ranks(const std::string& name, const Workload& w, const run_settings& s, Combine&& combine) {
     boost::mpi::communicator world;
@@ -210,23 +285,17 @@ bench::scaling_report run_ranks(const std::string& name, const Workload& w, cons
         point.ranks = static_cast<std::size_t>(world.size());
         point.threads = threads;
         point.workers = point.ranks * threads;
-        bench::phase_times sum;
         auto once = [&](auto& policy, bool timed) {
             world.barrier();
             const auto t0 = chunkwise::detail::clock::now();
             auto partial = w.run(policy);
             combine(chunkwise::gather(policy, std::move(partial)));
+            after_run(w, policy.workers());
             const double mine = chunkwise::detail::seconds_since(t0);
-            const double slowest = boost::mpi::all_reduce(world, mine, boost::mpi::maximum<double>());
             const auto stats = chunkwise::gather_stats(policy, partial.stats());
-            if (timed && world.rank() == 0) {
-                point.samples.push_back(slowest);
-                const auto p = bench::phase_times::of(stats);
-                sum.read += p.read;
-                sum.compute += p.compute;
-                sum.wait += p.wait;
-                sum.combine += p.combine;
-            }
+            std::vector<double> times;
+            boost::mpi::gather(world, mine, times, 0);
+            if (timed && world.rank() == 0) point.add_repeat(stats, times);
         };
         for (std::size_t k = 0; k < s.warmup + s.repeats; ++k) {
             if (mpi) {
@@ -235,8 +304,6 @@ bench::scaling_report run_ranks(const std::string& name, const Workload& w, cons
                 once(*hyb, k >= s.warmup);
             }
         }
-        const double r = static_cast<double>(s.repeats);
-        point.phases = {sum.read / r, sum.compute / r, sum.wait / r, sum.combine / r};
         report.points.push_back(std::move(point));
     }
     report.mode = hybrid ? "hybrid" : "mpi";
@@ -257,9 +324,16 @@ bool mpi_mode(const bench_cli::args& a) {
 }
 
 /// Runs `w` over threads or ranks, then writes the report (root only under MPI).
+/// What a workload reads, for the model: D bytes per run, and B bytes/s measured by a probe.
+struct io_figures {
+    double bytes_read = 0, shared_bandwidth = 0;
+    std::string probe;
+};
+
 template <class Workload, class Combine>
 int run_and_report(const bench_cli::args& a, const std::string& name, const std::string& input, const Workload& w,
-                   Combine&& combine, const std::function<std::string(const fs::path&)>& extra_outputs) {
+                   Combine&& combine, const std::function<std::string(const fs::path&)>& extra_outputs,
+                   const io_figures& io = {}) {
     run_settings s;
     s.threads = a.counts("threads", {1, 2}, 1);
     s.repeats = a.count("repeats", 3, 1);
@@ -277,7 +351,13 @@ int run_and_report(const bench_cli::args& a, const std::string& name, const std:
         report = run_threads(name, w, s, combine);
     }
     report.input = input;
-    if (root) finish_report(report, out, extra_outputs(out));
+    report.bytes_read = io.bytes_read;
+    report.shared_bandwidth = io.shared_bandwidth;
+    report.probe = io.probe;
+    if (root) {
+        bench::predict(report);  // where there are three worker counts from 1 on
+        finish_report(report, out, extra_outputs(out));
+    }
     return 0;
 }
 
@@ -318,6 +398,12 @@ int cmd_rmsd(int argc, char** argv) {
     }
     std::vector<double> last;
     const std::string name = "rmsd " + file.filename().string();
+    // D: what a pass reads from storage; B: what the file system gives several readers at once.
+    io_figures io;
+    io.bytes_read = static_cast<double>(h5::dataset(file, path).stored_bytes());
+    const auto probe = bench_probe::probe_file(file, std::max<std::size_t>(2, chunkwise::thread_policy::default_workers()));
+    io.shared_bandwidth = probe.bandwidth;
+    io.probe = probe.text;
     std::error_code ec;
     const std::string input = fs::absolute(file, ec).lexically_normal().string() + ":" + h5::detail::normalize_path(path);
     return run_and_report(
@@ -326,12 +412,15 @@ int cmd_rmsd(int argc, char** argv) {
             write_rmsd(dir, last);
             return ", " + (dir / "rmsd.h5").string() + " (" + std::to_string(last.size()) + " frames, " +
                    std::to_string(w->selected()) + " atoms each, " + std::to_string(w->blocks()) + " blocks)";
-        });
+        },
+        io);
 }
 
 int cmd_synthetic(int argc, char** argv) {
     bench_cli::args a(argc, argv, 2,
-                      {"serial-fraction", "seconds", "blocks", "threads", "repeats", "warmup", "out", "mode"}, {});
+                      {"serial-fraction", "seconds", "blocks", "threads", "repeats", "warmup", "out", "mode", "work",
+                       "read-mib", "worker-mibps", "shared-mibps", "comm-ms", "comm-growth"},
+                      {});
     synthetic_workload w;
     w.serial_fraction = a.number("serial-fraction", 0.1);
     w.seconds = a.number("seconds", 0.4);
@@ -341,33 +430,104 @@ int cmd_synthetic(int argc, char** argv) {
     if (!(w.seconds > 0) || w.seconds > 86400) {
         throw std::invalid_argument("--seconds: must be positive and at most 86400 (a day), got " + a.text("seconds", ""));
     }
+    const std::string work = a.text("work", "spin");
+    if (work != "spin" && work != "sleep") throw std::invalid_argument("--work: '" + work + "' is not spin or sleep");
+    w.sleep = work == "sleep";
+    auto non_negative = [&](const char* option, double limit) {
+        const double v = a.number(option, 0);
+        if (!(v >= 0) || v > limit) {
+            throw std::invalid_argument(std::string("--") + option + ": must lie in [0, " + std::to_string(limit) + "]");
+        }
+        return v;
+    };
+    w.read_bytes = non_negative("read-mib", 1e6) * 1048576.0;
+    w.worker_bandwidth = non_negative("worker-mibps", 1e7) * 1048576.0;
+    w.shared_bandwidth = non_negative("shared-mibps", 1e7) * 1048576.0;
+    w.comm = non_negative("comm-ms", 1e5) / 1000.0;
+    const std::string growth = a.text("comm-growth", "n");
+    if (growth != "n" && growth != "log") throw std::invalid_argument("--comm-growth: '" + growth + "' is not n or log");
+    w.comm_log = growth == "log";
+    if (w.read_bytes > 0 && w.worker_bandwidth <= 0) {
+        throw std::invalid_argument("--read-mib: needs --worker-mibps, the bandwidth each worker reads at");
+    }
     w.blocks = chunkwise::partition(a.count("blocks", 64, 1), chunkwise::parts{a.count("blocks", 64, 1)});
     (void)a.counts("threads", {1}, 1);
     prepare_output(a.required("out"));
-    char name[128];
-    std::snprintf(name, sizeof name, "synthetic s=%g seconds=%g blocks=%zu", w.serial_fraction, w.seconds,
-                  w.blocks.size());
+    char name[256];
+    std::snprintf(name, sizeof name, "synthetic s=%g seconds=%g blocks=%zu%s", w.serial_fraction, w.seconds,
+                  w.blocks.size(), w.sleep ? " sleep" : "");
+    std::string full = name;
+    if (w.read_bytes > 0) {
+        std::snprintf(name, sizeof name, " read=%gMiB b=%gMiB/s B=%gMiB/s", w.read_bytes / 1048576.0,
+                      w.worker_bandwidth / 1048576.0, w.shared_bandwidth / 1048576.0);
+        full += name;
+    }
+    if (w.comm > 0) {
+        std::snprintf(name, sizeof name, " comm=%gms*%s", w.comm * 1000, w.comm_log ? "log2(N)" : "N");
+        full += name;
+    }
+    io_figures io;
+    io.bytes_read = w.read_bytes;
+    if (w.read_bytes > 0) {
+        io.shared_bandwidth = w.probe(16);
+        io.probe = "16 simulated readers at once";
+    }
     return run_and_report(
-        a, name, "", w, [](auto&&) {}, [](const fs::path&) { return std::string(); });
+        a, full, "", w, [](auto&&) {}, [](const fs::path&) { return std::string(); }, io);
 }
 
-int cmd_merge(int argc, char** argv) {
-    bench_cli::args a(argc, argv, 2, {"out"}, {});
-    const fs::path out = a.required("out");
-    if (a.positional().empty()) throw std::invalid_argument("merge: name the run folders to merge");
+/// The reports in the run folders `dirs` (their scaling.json), merged into one.
+bench::scaling_report read_reports(const char* command, const std::vector<std::string>& dirs) {
+    if (dirs.empty()) throw std::invalid_argument(std::string(command) + ": name the run folders");
     std::vector<bench::scaling_report> parts;
-    for (const std::string& dir : a.positional()) {
+    for (const std::string& dir : dirs) {
         const fs::path json = fs::path(dir) / "scaling.json";
         std::FILE* f = std::fopen(json.c_str(), "rb");
-        if (f == nullptr) throw std::invalid_argument("merge: no " + json.string());
+        if (f == nullptr) throw std::invalid_argument(std::string(command) + ": no " + json.string());
         std::string text;
         char buf[4096];
         for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) text.append(buf, n);
         std::fclose(f);
         parts.push_back(bench::scaling_report::from_json(text));
     }
+    return bench::scaling_report::merge(parts, dirs);
+}
+
+int cmd_merge(int argc, char** argv) {
+    bench_cli::args a(argc, argv, 2, {"out"}, {});
+    const fs::path out = a.required("out");
+    if (a.positional().empty()) throw std::invalid_argument("merge: name the run folders to merge");
+    bench::scaling_report report = read_reports("merge", a.positional());
+    bench::predict(report);
     prepare_output(out);
-    finish_report(bench::scaling_report::merge(parts, a.positional()), out);
+    finish_report(report, out);
+    return 0;
+}
+
+int cmd_predict(int argc, char** argv) {
+    bench_cli::args a(argc, argv, 2, {"from", "out", "cores"}, {"leave-one-out"});
+    std::vector<std::string> dirs{a.required("from")};
+    for (const std::string& d : a.positional()) dirs.push_back(d);
+    bench::scaling_report report = read_reports("predict", dirs);
+    bench::predict(report, true, a.count("cores", 0, 0));
+    if (a.flag("leave-one-out")) {
+        double sum = 0;
+        const auto held = bench::leave_one_out(report, a.count("cores", 0, 0));
+        std::printf("leave-one-out: each point predicted by the model fitted to the others\n%8s %12s %12s %8s\n",
+                    "workers", "measured s", "predicted s", "error");
+        for (const auto& h : held) {
+            std::printf("%8g %12.4f %12.4f %7.1f%%\n", h.workers, h.measured, h.predicted, 100 * h.error());
+            sum += h.error() * h.error();
+        }
+        std::printf("RMS error %.1f%% over %zu points\n", 100 * std::sqrt(sum / static_cast<double>(held.size())),
+                    held.size());
+    }
+    if (const std::string out = a.text("out", ""); !out.empty()) {
+        prepare_output(out);
+        finish_report(report, out);
+    } else {
+        std::printf("%s", report.table().c_str());
+    }
     return 0;
 }
 
@@ -391,6 +551,7 @@ int main(int argc, char** argv) {
         if (cmd == "rmsd") return cmd_rmsd(argc, argv);
         if (cmd == "synthetic") return cmd_synthetic(argc, argv);
         if (cmd == "merge") return cmd_merge(argc, argv);
+        if (cmd == "predict") return cmd_predict(argc, argv);
         if (cmd == "read") return bench_read::cmd_read(argc, argv);
         if (cmd == "select") return bench_select::cmd_select(argc, argv);
         std::fprintf(stderr, "chunkwise-bench: unknown command '%s'\n%s", cmd.c_str(), usage);

@@ -43,4 +43,22 @@ expect "merge: the reports are of different runs.*input $tmp/other/.*:/particles
 expect "/nonexistent/mpiexec not found" bash "$scale" --ranks 1,2 --mpiexec /nonexistent/mpiexec -- "$bench" rmsd --file "$traj" --out "$tmp/s"
 expect "--ranks: '0' is not a rank count" bash "$scale" --ranks 0,2 -- "$bench" rmsd --file "$traj" --out "$tmp/s"
 expect "needs --out DIR" bash "$scale" --ranks 1 -- "$bench" rmsd --file "$traj"
+printf 'localhost slots=2\nno-such-host.invalid slots=2\n' > "$tmp/hosts"
+expect "the hostfile $tmp/hosts names the host 'no-such-host.invalid', which this machine does not know" \
+  bash "$scale" --ranks 1,2 --hostfile "$tmp/hosts" -- "$bench" rmsd --file "$traj" --out "$tmp/s"
+expect "--host names the host 'nowhere.invalid'" bash "$scale" --ranks 1 --host localhost:1,nowhere.invalid:2 -- "$bench" rmsd --file "$traj" --out "$tmp/s"
+expect "--hostfile: cannot read $tmp/missing-hosts" bash "$scale" --ranks 1 --hostfile "$tmp/missing-hosts" -- "$bench" rmsd --file "$traj" --out "$tmp/s"
+# Inside a SLURM allocation of 2 tasks, 4 ranks are refused before anything runs (srun stands in).
+mkdir -p "$tmp/fake-slurm" && printf '#!/bin/sh\necho "srun should not have run: $*" >&2; exit 1\n' > "$tmp/fake-slurm/srun" && chmod +x "$tmp/fake-slurm/srun"
+expect "the SLURM allocation has 2 task\(s\) \(SLURM_NTASKS\); --ranks asks for 4" \
+  env PATH="$tmp/fake-slurm:$PATH" SLURM_JOB_ID=1 SLURM_NTASKS=2 SLURM_MPI_TYPE=pmix bash "$scale" --ranks 1,4 -- "$bench" rmsd --file "$traj" --out "$tmp/s"
+"$bench" synthetic --seconds 0.02 --threads 1,2 --repeats 1 --warmup 0 --out "$tmp/two" > /dev/null || exit 1
+expect "the model needs measured points at three worker counts or more.*the reports hold 1, 2" "$bench" predict --from "$tmp/two"
+expect "predict: no .*/nowhere/scaling.json" "$bench" predict --from "$tmp/nowhere"
+help=$(bash "$scale" --help)
+if grep -q 'Usage: scale-mpi.sh --ranks' <<< "$help" && ! grep -qE '^\s*(set|die|while|case)' <<< "$help"; then
+  echo "ok: scale-mpi.sh --help is words"
+else
+  echo "FAILED: scale-mpi.sh --help: $help"; status=1
+fi
 exit $status

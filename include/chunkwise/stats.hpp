@@ -5,6 +5,7 @@
 #include <chunkwise/detail/core/clock.hpp>
 
 #include <cstddef>
+#include <string>
 #include <vector>
 
 namespace chunkwise {
@@ -13,21 +14,28 @@ namespace chunkwise {
 ///
 /// busy: inside block functions (read included); read: the part of busy reported through
 /// `read_scope` (compute = busy - read); wait: wall time of the run not spent busy (idle,
-/// scheduling, waiting for other workers or ranks); combine: gather/reduce on this worker.
+/// scheduling, waiting for other workers or ranks); combine: gather/reduce on this worker;
+/// lock_wait and lock_held: the part of read spent waiting for, and holding, a lock of the read
+/// path (the HDF5 library lock): the serial fraction of the reads, measured.
 struct worker_stats {
     double busy = 0;         ///< seconds inside block functions, read time included
     double read = 0;         ///< seconds of busy spent reading input (see read_scope)
     double wait = 0;         ///< seconds of the run's wall time not spent busy
     double combine = 0;      ///< seconds spent combining results (gather, reduce)
     std::size_t blocks = 0;  ///< blocks this worker ran
+    double lock_wait = 0;    ///< seconds of read spent waiting for a lock of the read path
+    double lock_held = 0;    ///< seconds of read spent holding one (serial: no other reader runs it)
 
     /// Seconds of busy not spent reading.
     [[nodiscard]] double compute() const noexcept { return busy - read; }
+    /// Seconds of read spent at a lock: waiting for it and holding it.
+    [[nodiscard]] double lock() const noexcept { return lock_wait + lock_held; }
 };
 
 /// Statistics of one `map_blocks` call in this process, plus the combine step that consumed it.
 struct run_stats {
     int rank = 0;                              ///< MPI rank of this process (0 without MPI)
+    std::string host;                          ///< the host this process ran on (its host name)
     double wall = 0;                           ///< seconds from start to end of map_blocks here
     std::vector<worker_stats> workers;         ///< one entry per worker of this process
     std::size_t from_checkpoint = 0;           ///< blocks loaded from a checkpoint instead of run
@@ -50,6 +58,7 @@ struct run_summary {
     double busy_min = 0;             ///< busy seconds of the fastest worker
     double busy_mean = 0;            ///< mean busy seconds per worker
     int slowest_rank = 0;            ///< rank of the worker with the most busy time (a straggler?)
+    std::string slowest_host;        ///< the host of that rank
     std::size_t slowest_worker = 0;  ///< its worker number on that rank
     int fastest_rank = 0;            ///< rank of the worker with the least busy time
     std::size_t fastest_worker = 0;  ///< its worker number on that rank
@@ -58,6 +67,8 @@ struct run_summary {
     double total_compute = 0;        ///< compute seconds (busy - read) summed over all workers
     double total_wait = 0;           ///< wait seconds summed over all workers
     double total_combine = 0;        ///< combine seconds summed over all workers
+    double total_lock_wait = 0;      ///< seconds waiting for a lock of the read path, all workers
+    double total_lock_held = 0;      ///< seconds holding one, all workers (serial: see docs/scaling.md)
 };
 
 /// Sums up the statistics of every rank (from gather_stats) or of one process: the slowest and
@@ -77,9 +88,12 @@ struct run_summary {
             s.total_compute += x.compute();
             s.total_wait += x.wait;
             s.total_combine += x.combine;
+            s.total_lock_wait += x.lock_wait;
+            s.total_lock_held += x.lock_held;
             if (first || x.busy > s.busy_max) {
                 s.busy_max = x.busy;
                 s.slowest_rank = r.rank;
+                s.slowest_host = r.host;
                 s.slowest_worker = w;
             }
             if (first || x.busy < s.busy_min) {
@@ -102,13 +116,17 @@ struct run_summary {
 /// on this thread (`worker_stats::read`). Put one around the I/O inside a block function.
 class read_scope {
 public:
-    read_scope() noexcept : start_(detail::clock::now()) {}
-    ~read_scope() { detail::thread_read_seconds += detail::seconds_since(start_); }
+    read_scope() noexcept : start_(detail::clock::now()), depth_(detail::thread_read_depth++) {}
+    ~read_scope() {
+        --detail::thread_read_depth;
+        if (depth_ == 0) detail::thread_read_seconds += detail::seconds_since(start_);  // nested scopes count once
+    }
     read_scope(const read_scope&) = delete;
     read_scope& operator=(const read_scope&) = delete;
 
 private:
     detail::clock::time_point start_;
+    unsigned depth_;
 };
 
 }  // namespace chunkwise

@@ -71,7 +71,7 @@ TEST_CASE("the report's JSON and CSV follow the documented schema", "[scaling]")
         bench::scaling_point p;
         p.workers = p.threads = n;
         p.samples = {8.0 * (0.1 + 0.9 / n), 8.0 * (0.1 + 0.9 / n) * 1.01};
-        p.phases = {0.5, 1.0, 0.25, 0.125};
+        p.phases = {0.5, 1.0, 0.25, 0.125, 0.0, 0.0};
         r.points.push_back(p);
     }
     r.finish();
@@ -104,8 +104,9 @@ TEST_CASE("the report's JSON and CSV follow the documented schema", "[scaling]")
     REQUIRE(v["amdahl"]["max_speedup"].number() == Approx(r.amdahl.max_speedup));
 
     const std::string csv = r.csv();
-    REQUIRE(csv.rfind("workers,ranks,threads,repeats,mean_s,std_s,min_s,read_s,compute_s,wait_s,combine_s,speedup,"
-                      "efficiency,karp_flatt\n1,1,1,2,",
+    REQUIRE(csv.rfind("workers,ranks,threads,repeats,mean_s,std_s,min_s,read_s,compute_s,wait_s,combine_s,other_s,"
+                      "lock_s,speedup,efficiency,karp_flatt,baseline_workers,slowest_rank,slowest_host,imbalance\n"
+                      "1,1,1,2,",
                       0) == 0);
     REQUIRE(std::count(csv.begin(), csv.end(), '\n') == 4);
 
@@ -206,4 +207,210 @@ TEST_CASE("report files: written where asked, a clear error where they cannot be
     REQUIRE_THAT(bench::write_plots(r, dir / "out"), Contains("gnuplot was not found on PATH"));
     ::setenv("PATH", saved.c_str(), 1);
     std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("the baseline rule: speedups only against a measured baseline, null where t(1) is needed",
+          "[scaling][baseline]") {
+    bench::scaling_report r;
+    r.workload = "w";
+    for (std::size_t n : {2u, 4u, 8u}) {
+        bench::scaling_point p;
+        p.workers = n;
+        p.ranks = n;
+        p.samples = {1.0 / static_cast<double>(n) + 0.1};
+        r.points.push_back(p);
+    }
+    r.finish();
+    REQUIRE(r.baseline_workers == 2);
+    REQUIRE(r.points[0].speedup == 1.0);  // relative to itself, not "2.00" as if measured at 1 worker
+    REQUIRE(r.points[1].speedup == Approx(0.6 / 0.35));
+    REQUIRE(r.points[1].efficiency == Approx(r.points[1].speedup / 2));
+    for (const auto& p : r.points) REQUIRE(std::isnan(p.karp_flatt));
+    REQUIRE_FALSE(r.amdahl_fitted);
+    REQUIRE_THAT(r.baseline_note, Contains("no run at 1 worker") && Contains("relative to 2 workers"));
+    const auto v = chunkwise::detail::json_parser(r.json()).parse();
+    REQUIRE(v["baseline_workers"].number() == 2);
+    REQUIRE_THAT(v["baseline_note"].string(), Contains("no run at 1 worker"));
+    REQUIRE(v["amdahl"]["serial_fraction"].is_null());
+    REQUIRE(v["amdahl"]["max_speedup"].is_null());
+    REQUIRE_THAT(v["amdahl"]["note"].string(), Contains("need t(1)"));
+    for (const auto& p : *v["points"].as_array()) REQUIRE(p["karp_flatt"].is_null());
+    REQUIRE_THAT(r.table(), Contains("baseline: 2 workers (no run at 1 worker"));
+    REQUIRE(r.csv().find("\n2,2,1,1,") != std::string::npos);
+    REQUIRE(r.csv().find(",2,0,") != std::string::npos);  // baseline_workers column
+    bench::predict(r);
+    REQUIRE_FALSE(r.prediction.fitted);
+    REQUIRE_THAT(r.prediction.note, Contains("no point at 1 worker"));
+    REQUIRE_THROWS_WITH(bench::predict(r, true), Contains("no point at 1 worker"));
+    // One launch of one rank count is a report of its own baseline: nothing assumed.
+    bench::scaling_report one;
+    one.points = {r.points[1]};
+    one.finish();
+    REQUIRE(one.baseline_workers == 4);
+    REQUIRE(one.points[0].speedup == 1.0);
+    REQUIRE_FALSE(one.amdahl_fitted);
+}
+
+namespace {
+chunkwise::run_stats rank_stats(int rank, const char* host, std::vector<std::pair<double, double>> busy_read,
+                                double wall, double combine) {
+    chunkwise::run_stats s;
+    s.rank = rank;
+    s.host = host;
+    s.wall = wall;
+    for (auto [busy, read] : busy_read) {
+        chunkwise::worker_stats w;
+        w.busy = busy;
+        w.read = read;
+        w.wait = wall - busy;
+        w.lock_held = read / 10;
+        s.workers.push_back(w);
+    }
+    s.workers.front().combine = combine;
+    return s;
+}
+}  // namespace
+
+TEST_CASE("phases add up to the wall time, with the straggler, its host and the imbalance", "[scaling][phases]") {
+    bench::scaling_point p;
+    p.workers = 6;
+    p.ranks = 3;
+    p.threads = 2;
+    for (int repeat = 0; repeat < 3; ++repeat) {
+        const double slow = 0.8 + 0.01 * repeat;
+        // Rank 1 on host b is the straggler; every rank's map_blocks ends together (1.0 s), rank 0
+        // combines for 0.05 s, and each rank times its own repeat (the launch and barriers: other).
+        const std::vector<chunkwise::run_stats> stats{
+            rank_stats(0, "a", {{0.5, 0.1}, {0.4, 0.1}}, 1.0, 0.05), rank_stats(1, "b", {{slow, 0.3}, {slow, 0.2}}, 1.0, 0.0),
+            rank_stats(2, "c", {{0.3, 0.1}, {0.35, 0.1}}, 1.0, 0.0)};
+        p.add_repeat(stats, {1.2, 1.3 + 0.01 * repeat, 1.1});
+    }
+    REQUIRE(p.samples.size() == 3);
+    REQUIRE(p.samples[1] == Approx(1.31));
+    double mean = 0;
+    for (double t : p.samples) mean += t / 3;
+    // The critical path: rank 1's own read, compute and wait (per worker), its combine, and the rest.
+    REQUIRE(p.phases.total() == Approx(mean).epsilon(1e-12));
+    REQUIRE(p.phases.read == Approx(0.25));
+    REQUIRE(p.phases.compute == Approx(0.81 - 0.25));
+    REQUIRE(p.phases.wait == Approx(1.0 - 0.81));
+    REQUIRE(p.phases.other == Approx(mean - 1.0));
+    REQUIRE(p.phases.lock == Approx(0.025));
+    REQUIRE(p.slowest_rank == 1);
+    REQUIRE(p.slowest_host == "b");
+    REQUIRE(p.hosts == 3);
+    REQUIRE(p.per_rank.size() == 3);
+    REQUIRE(p.per_rank[0].combine == Approx(0.05));
+    const double mean_busy = (0.45 + 0.81 + 0.325) / 3;
+    REQUIRE(p.imbalance == Approx(0.81 / mean_busy));
+    bench::scaling_report r;
+    r.workload = "three hosts";
+    r.mode = "hybrid";
+    r.points = {p};
+    r.finish();
+    const auto v = chunkwise::detail::json_parser(r.json()).parse();
+    const auto& j = (*v["points"].as_array())[0];
+    REQUIRE(j["slowest"]["rank"].number() == 1);
+    REQUIRE(j["slowest"]["host"].string() == "b");
+    REQUIRE(j["imbalance"].number() == Approx(p.imbalance));
+    REQUIRE(j["per_rank"].as_array()->size() == 3);
+    for (const char* key : {"rank", "host", "threads", "busy", "read", "compute", "wait", "combine", "lock"}) {
+        INFO(key);
+        REQUIRE_FALSE((*j["per_rank"].as_array())[2][key].is_null());
+    }
+    double sum = 0;
+    for (const char* key : {"read", "compute", "wait", "combine", "other"}) sum += j["phases"][key].number();
+    REQUIRE(sum == Approx(j["seconds"]["mean"].number()).epsilon(0.02));
+    const std::string ranks = r.ranks_csv();
+    REQUIRE(ranks.rfind("workers,ranks,threads,rank,host,rank_threads,busy_s,read_s,compute_s,wait_s,combine_s,lock_s,"
+                        "slowest\n",
+                        0) == 0);
+    REQUIRE(ranks.find("6,3,2,1,b,2,") != std::string::npos);
+    REQUIRE_THAT(r.table(), Contains("1@b"));
+    REQUIRE(r.csv().find(",1,b,") != std::string::npos);
+    // Merged back from JSON: the same straggler and per-rank figures.
+    const auto back = bench::scaling_report::from_json(r.json());
+    REQUIRE(back.points[0].slowest_host == "b");
+    REQUIRE(back.points[0].per_rank[1].busy == Approx(0.81));
+    REQUIRE_THROWS_AS(p.add_repeat({}, {}), std::invalid_argument);
+}
+
+TEST_CASE("the per-phase model recovers known parameters and predicts; Amdahl and USL beside it",
+          "[scaling][model]") {
+    // Exact data from t(N) = 0.05 + 0.45/N + max(0.16/N, 0.064) + 0.005 g(N).
+    for (bool log_growth : {false, true}) {
+        INFO("g(N) = " << (log_growth ? "log2 N" : "N"));
+        auto g = [&](double n) { return log_growth ? std::log2(n) : n; };
+        std::vector<bench::model_point> pts;
+        for (double n : {1.0, 2.0, 4.0}) {
+            bench::model_point m;
+            m.workers = n;
+            m.compute = 0.45 / n;
+            m.read = std::max(0.16 / n, 0.064);
+            m.overhead = 0.05 + 0.005 * g(n);
+            m.wall = m.compute + m.read + m.overhead;
+            pts.push_back(m);
+        }
+        const auto m = bench::fit_phase_model(pts, 0.064);
+        REQUIRE(m.t_serial == Approx(0.05).epsilon(0.01));
+        REQUIRE(m.work == Approx(0.45).epsilon(0.01));
+        REQUIRE(m.read_one == Approx(0.16).epsilon(0.01));
+        REQUIRE(m.comm == Approx(0.005).epsilon(0.01));
+        REQUIRE(m.log_growth == log_growth);
+        REQUIRE(m.error < 1e-6);
+        const double t16 = 0.05 + 0.45 / 16 + 0.064 + 0.005 * g(16);
+        REQUIRE(m.time_at(16) == Approx(t16).epsilon(1e-6));
+    }
+    std::vector<bench::model_point> two(2);
+    two[0].workers = 1;
+    two[1].workers = 4;
+    REQUIRE_THROWS_WITH(bench::fit_phase_model(two, 0), Contains("three worker counts") && Contains("1, 4"));
+
+    // A report with points at 1, 2, 4: prediction, knee, break-even, the laws and their errors.
+    bench::scaling_report r;
+    r.workload = "model";
+    r.bytes_read = 64.0 * 1048576;
+    r.shared_bandwidth = 1000.0 * 1048576;
+    for (std::size_t n : {1u, 2u, 4u}) {
+        const double x = static_cast<double>(n);
+        bench::scaling_point p;
+        p.workers = p.threads = n;
+        p.phases.compute = 0.45 / x;
+        p.phases.read = std::max(0.16 / x, 0.064);
+        p.phases.other = 0.05 + 0.005 * x;
+        p.samples = {p.phases.total()};
+        r.points.push_back(p);
+    }
+    r.finish();
+    bench::predict(r, true);
+    const auto& q = r.prediction;
+    REQUIRE(q.fitted);
+    REQUIRE(q.worker_bandwidth == Approx(400.0 * 1048576).epsilon(0.01));
+    REQUIRE(q.points.front().workers == 8);
+    REQUIRE(q.points.back().workers == 1024);
+    const double t1 = 0.05 + 0.45 + 0.16 + 0.005;
+    const double s16 = t1 / (0.05 + 0.45 / 16 + 0.064 + 0.08);
+    REQUIRE(q.points[1].speedup == Approx(s16).epsilon(0.01));
+    REQUIRE(q.knee >= 1);
+    REQUIRE(q.break_even >= 1);
+    REQUIRE(q.recommended == std::min(q.knee, q.break_even));
+    REQUIRE(q.amdahl.error > 0);
+    REQUIRE(q.usl.error >= 0);
+    const auto v = chunkwise::detail::json_parser(r.json()).parse();
+    REQUIRE(v["prediction"]["points"].as_array()->size() == 8);
+    for (const char* key : {"knee", "break_even", "recommended_workers"}) REQUIRE_FALSE(v["prediction"][key].is_null());
+    for (const char* fit : {"model", "amdahl", "usl"}) REQUIRE_FALSE(v["prediction"]["fits"][fit]["error"].is_null());
+    REQUIRE_THAT(r.table(), Contains("ask for"));
+}
+
+TEST_CASE("fit_usl recovers contention and coherency of exact data", "[scaling][model]") {
+    const bench::usl_fit truth{0.03, 0.002, 10.0, 0};
+    std::vector<double> n{1, 2, 4, 8, 16}, t;
+    for (double x : n) t.push_back(truth.time_at(x));
+    const auto fit = bench::fit_usl(n, t);
+    REQUIRE(fit.sigma == Approx(0.03).epsilon(1e-6));
+    REQUIRE(fit.kappa == Approx(0.002).epsilon(1e-6));
+    REQUIRE(fit.t1 == Approx(10.0).epsilon(1e-9));
+    REQUIRE(fit.error < 1e-9);
+    REQUIRE(fit.peak_workers() == Approx(std::sqrt(0.97 / 0.002)));
 }

@@ -18,6 +18,7 @@
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <new>
@@ -105,6 +106,14 @@ public:
     [[nodiscard]] const std::string& type_name() const noexcept { return s_->type.text; }
     /// Bytes per stored element.
     [[nodiscard]] std::size_t element_size() const noexcept { return s_->element_bytes; }
+    /// Bytes the dataset's values take in the file (compressed where filtered; 0 where nothing was
+    /// written): what a pass over the whole dataset reads from storage.
+    [[nodiscard]] std::uint64_t stored_bytes() const {
+        detail::library_lock lock;
+        const hsize_t bytes = H5Dget_storage_size(s_->dset_h.get());
+        H5Eclear2(H5E_DEFAULT);
+        return static_cast<std::uint64_t>(bytes);
+    }
     /// The filter pipeline, in the order applied when writing (e.g. {"shuffle", "deflate"}).
     [[nodiscard]] const std::vector<std::string>& filters() const noexcept { return s_->filter_names; }
     /// True when reads into T decode in the calling thread, outside the lock (see the class comment).

@@ -1,6 +1,9 @@
 #pragma once
-// Internal: the clock every timing in chunkwise uses, the read time a thread has reported
-// (read_scope) so far, which executors sample around each stretch of blocks, and UTC timestamps.
+// Internal: the clock every timing in chunkwise uses, the read and lock time a thread has
+// reported so far (read_scope, the HDF5 library lock), which executors sample around each stretch
+// of blocks, UTC timestamps, and the host name.
+#include <unistd.h>  // gethostname
+
 #include <chrono>
 #include <cstdio>
 #include <string>
@@ -15,6 +18,22 @@ using clock = std::chrono::steady_clock;
 
 /// Read seconds reported on this thread so far (read_scope adds to it).
 inline thread_local double thread_read_seconds = 0;
+/// read_scopes open on this thread (a read inside a read counts once).
+inline thread_local unsigned thread_read_depth = 0;
+/// Seconds this thread spent waiting for, and holding, a lock of the read path so far (the HDF5
+/// library lock adds to them).
+inline thread_local double thread_lock_wait_seconds = 0;
+inline thread_local double thread_lock_held_seconds = 0;
+
+/// This machine's host name ("unknown" where it cannot be read), read once per process.
+inline const std::string& this_host() {
+    static const std::string name = [] {
+        char buf[256] = {};
+        if (::gethostname(buf, sizeof buf - 1) != 0 || buf[0] == '\0') return std::string("unknown");
+        return std::string(buf);
+    }();
+    return name;
+}
 
 /// Now, UTC, ISO 8601 with milliseconds: 2026-11-22T14:30:01.123Z.
 inline std::string utc_now() {

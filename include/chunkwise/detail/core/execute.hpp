@@ -78,10 +78,17 @@ bool run_one_block(Body& body, std::size_t index, std::vector<failure_record>& f
 /// lines, so they are written once, not per block).
 class worker_clock {
 public:
-    explicit worker_clock(worker_stats& w) noexcept : w_(w), read0_(thread_read_seconds), t0_(clock::now()) {}
+    explicit worker_clock(worker_stats& w) noexcept
+            : w_(w),
+              read0_(thread_read_seconds),
+              wait0_(thread_lock_wait_seconds),
+              held0_(thread_lock_held_seconds),
+              t0_(clock::now()) {}
     ~worker_clock() {
         w_.busy += seconds_since(t0_);
         w_.read += thread_read_seconds - read0_;
+        w_.lock_wait += thread_lock_wait_seconds - wait0_;
+        w_.lock_held += thread_lock_held_seconds - held0_;
         w_.blocks += blocks;
     }
     std::size_t blocks = 0;
@@ -90,18 +97,20 @@ public:
 
 private:
     worker_stats& w_;
-    double read0_;
+    double read0_, wait0_, held0_;
     clock::time_point t0_;
 };
 
-/// Adds the time of `part` (one stretch of blocks, worker by worker) to `total`: busy, read and
-/// blocks. The one place worker statistics are merged (thread pools, MPI schedules).
+/// Adds the time of `part` (one stretch of blocks, worker by worker) to `total`: busy, read, lock
+/// and blocks. The one place worker statistics are merged (thread pools, MPI schedules).
 inline void add_worker_time(std::vector<worker_stats>& total, const std::vector<worker_stats>& part) {
     if (total.size() < part.size()) total.resize(part.size());
     for (std::size_t w = 0; w < part.size(); ++w) {
         total[w].busy += part[w].busy;
         total[w].read += part[w].read;
         total[w].blocks += part[w].blocks;
+        total[w].lock_wait += part[w].lock_wait;
+        total[w].lock_held += part[w].lock_held;
     }
 }
 
@@ -109,6 +118,7 @@ inline void add_worker_time(std::vector<worker_stats>& total, const std::vector<
 inline exec_result start_exec(int rank, std::size_t workers) {
     exec_result r;
     r.stats.rank = rank;
+    r.stats.host = this_host();
     r.stats.workers.resize(workers);
     return r;
 }

@@ -3,8 +3,11 @@
 // build is not thread-safe at all; the serial build's own lock does not protect sequences of
 // calls), with HDF5's error printing silenced on the calling thread; the innermost messages of
 // HDF5's error stack, for h5::error; and handles that close their hid_t under that mutex.
+#include <chunkwise/detail/core/clock.hpp>
+
 #include <hdf5.h>
 
+#include <chrono>
 #include <cstddef>
 #include <mutex>
 #include <string>
@@ -30,19 +33,41 @@ inline std::recursive_mutex& library_mutex() {
 }
 
 /// Holds the library mutex; silences HDF5's error printing on this thread (error stacks and
-/// their settings are per thread in thread-safe builds).
+/// their settings are per thread in thread-safe builds). The outermost lock of a thread adds the
+/// time it waited for the mutex and the time it held it to the thread's lock counters, which the
+/// running block's statistics take up (worker_stats::lock_wait, lock_held).
 class library_lock {
 public:
-    library_lock() : lock_(library_mutex()) {
+    library_lock() {
+        if (depth() == 0) {
+            const auto t0 = chunkwise::detail::clock::now();
+            library_mutex().lock();
+            held_from_ = chunkwise::detail::clock::now();
+            chunkwise::detail::thread_lock_wait_seconds +=
+                std::chrono::duration<double>(held_from_ - t0).count();
+        } else {
+            library_mutex().lock();
+        }
+        ++depth();
         thread_local bool silenced = false;
         if (!silenced) {
             H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
             silenced = true;
         }
     }
+    ~library_lock() {
+        if (--depth() == 0) chunkwise::detail::thread_lock_held_seconds += chunkwise::detail::seconds_since(held_from_);
+        library_mutex().unlock();
+    }
+    library_lock(const library_lock&) = delete;
+    library_lock& operator=(const library_lock&) = delete;
 
 private:
-    std::unique_lock<std::recursive_mutex> lock_;
+    static unsigned& depth() noexcept {
+        thread_local unsigned d = 0;
+        return d;
+    }
+    chunkwise::detail::clock::time_point held_from_{};
 };
 
 /// HDF5's description of the last failure on this thread ("" if none), and clears it. Call with

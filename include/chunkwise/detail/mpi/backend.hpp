@@ -282,35 +282,45 @@ private:
         collective_scope scope("gather_stats");
         agree_on_call("gather_stats", 0, 0, 0);
         // Each rank sends: rank, wall, from_checkpoint, save failures, workers, then per worker
-        // busy, read, wait, combine, blocks (counts are exact in a double up to 2^53).
+        // busy, read, wait, combine, blocks, lock_wait, lock_held (counts are exact in a double up
+        // to 2^53); and its host name.
+        constexpr std::size_t per_worker = 7;
         std::vector<double> mine;
+        std::vector<char> host;
         settle(comm_, attempt(rank_, "serialize", [&] {
                    mine = {static_cast<double>(stats.rank), stats.wall, static_cast<double>(stats.from_checkpoint),
                            static_cast<double>(stats.checkpoint_save_failures),
                            static_cast<double>(stats.workers.size())};
                    for (const worker_stats& w : stats.workers) {
-                       mine.insert(mine.end(), {w.busy, w.read, w.wait, w.combine, static_cast<double>(w.blocks)});
+                       mine.insert(mine.end(), {w.busy, w.read, w.wait, w.combine, static_cast<double>(w.blocks),
+                                                w.lock_wait, w.lock_held});
                    }
+                   const std::string& name = stats.host.empty() ? this_host() : stats.host;
+                   host.assign(name.begin(), name.end());
                }),
                "encoding the statistics failed");
-        std::vector<std::uint64_t> counts;
+        std::vector<std::uint64_t> counts, host_counts;
         const std::vector<double> all = gather_raw<double>(comm_, mine, 0, counts);
+        const std::vector<char> hosts = gather_raw<char>(comm_, host, 0, host_counts);
         std::vector<run_stats> out;
         std::string decoded;
         if (rank_ == 0) {
             decoded = attempt(rank_, "deserialize", [&] {
-                std::size_t at = 0;
-                for (std::uint64_t count : counts) {
+                std::size_t at = 0, host_at = 0;
+                for (std::size_t r = 0; r < counts.size(); ++r) {
+                    const std::uint64_t count = counts[r];
                     const double* v = all.data() + at;
                     run_stats s;
                     s.rank = static_cast<int>(v[0]);
+                    s.host.assign(hosts.data() + host_at, static_cast<std::size_t>(host_counts[r]));
+                    host_at += static_cast<std::size_t>(host_counts[r]);
                     s.wall = v[1];
                     s.from_checkpoint = static_cast<std::size_t>(v[2]);
                     s.checkpoint_save_failures = static_cast<std::size_t>(v[3]);
                     s.workers.resize(static_cast<std::size_t>(v[4]));
                     for (std::size_t w = 0; w < s.workers.size(); ++w) {
-                        const double* x = v + 5 + 5 * w;
-                        s.workers[w] = worker_stats{x[0], x[1], x[2], x[3], static_cast<std::size_t>(x[4])};
+                        const double* x = v + 5 + per_worker * w;
+                        s.workers[w] = worker_stats{x[0], x[1], x[2], x[3], static_cast<std::size_t>(x[4]), x[5], x[6]};
                     }
                     out.push_back(std::move(s));
                     at += static_cast<std::size_t>(count);

@@ -1,0 +1,143 @@
+"""Checks a report folder written by chunkwise-bench against the documented schema (docs/scaling.md):
+
+  check_report.py DIR [--points N] [--mode threads|mpi|hybrid] [--ranks 1,2] [--baseline N]
+                      [--serial MIN MAX] [--plots] [--hosts N]
+                      [--model t_serial=0.05,work=0.45,read_one=0.16,comm=0.005,growth=n,s16=3.0]
+
+Every key of the schema must be there; the CSV headers exact; each point's phases (the critical
+path) add up to its wall time within 2%; speedup, efficiency, Karp-Flatt and Amdahl only against a
+measured baseline. --model: the prediction's fitted parameters each within 10% of the given ones,
+and the predicted speedup at 16 workers too.
+"""
+import argparse
+import csv
+import json
+import math
+import os
+import sys
+
+
+def fail(msg):
+    print("check_report: %s: %s" % (ARGS.dir, msg))
+    sys.exit(1)
+
+
+def need(obj, keys, where):
+    for k in keys:
+        if k not in obj:
+            fail("%s has no \"%s\"" % (where, k))
+
+
+def main():
+    path = os.path.join(ARGS.dir, "scaling.json")
+    if not os.path.exists(path):
+        fail("no scaling.json")
+    with open(path) as f:
+        r = json.load(f)
+    need(r, ["workload", "input", "mode", "machine", "chunkwise_version", "baseline_workers", "baseline_note", "io",
+             "points", "amdahl", "prediction"], "the report")
+    need(r["machine"], ["host", "cpu", "cores", "l3"], "machine")
+    need(r["io"], ["bytes_read", "shared_bandwidth", "probe"], "io")
+    if ARGS.mode and r["mode"] != ARGS.mode:
+        fail("mode is %s, not %s" % (r["mode"], ARGS.mode))
+    pts = r["points"]
+    if ARGS.points is not None and len(pts) != ARGS.points:
+        fail("%d points, not %d" % (len(pts), ARGS.points))
+    n0 = r["baseline_workers"]
+    if n0 != min(p["workers"] for p in pts):
+        fail("baseline_workers %s is not the fewest workers measured" % n0)
+    if ARGS.baseline is not None and n0 != ARGS.baseline:
+        fail("baseline_workers is %s, not %s" % (n0, ARGS.baseline))
+    if n0 > 1 and not r["baseline_note"]:
+        fail("baseline_workers %s > 1 without a note saying so" % n0)
+    for i, p in enumerate(pts):
+        where = "point %d (%s workers)" % (i, p.get("workers"))
+        need(p, ["workers", "ranks", "threads", "hosts", "repeats", "seconds", "samples", "phases", "per_rank",
+                 "slowest", "imbalance", "speedup", "efficiency", "karp_flatt"], where)
+        need(p["seconds"], ["mean", "std", "min"], where + " seconds")
+        need(p["phases"], ["read", "compute", "wait", "combine", "other", "lock"], where + " phases")
+        need(p["slowest"], ["rank", "host"], where + " slowest")
+        if len(p["per_rank"]) != p["ranks"]:
+            fail("%s: %d per_rank entries for %d ranks" % (where, len(p["per_rank"]), p["ranks"]))
+        for rk in p["per_rank"]:
+            need(rk, ["rank", "host", "threads", "busy", "read", "compute", "wait", "combine", "lock"], where + " per_rank")
+        total = sum(p["phases"][k] for k in ("read", "compute", "wait", "combine", "other"))
+        wall = p["seconds"]["mean"]
+        if abs(total - wall) > 0.02 * wall:
+            fail("%s: the phases add up to %.6f s of %.6f s wall (more than 2%% apart)" % (where, total, wall))
+        if n0 > 1 and p["karp_flatt"] is not None:
+            fail("%s: a Karp-Flatt figure without a measured t(1)" % where)
+        if p["workers"] == n0 and abs(p["speedup"] - 1.0) > 1e-12:
+            fail("%s: the baseline's speedup is %s, not 1" % (where, p["speedup"]))
+        if ARGS.hosts is not None and p["hosts"] != ARGS.hosts and p["ranks"] >= ARGS.hosts:
+            fail("%s: %d hosts, not %d" % (where, p["hosts"], ARGS.hosts))
+    if ARGS.ranks is not None:
+        ranks = [p["ranks"] for p in pts]
+        want = [int(x) for x in ARGS.ranks.split(",")]
+        if ranks != want:
+            fail("ranks of the points are %s, not %s" % (ranks, want))
+    need(r["amdahl"], ["serial_fraction", "max_speedup", "t1", "error", "note"], "amdahl")
+    s = r["amdahl"]["serial_fraction"]
+    if n0 > 1 and s is not None:
+        fail("an Amdahl fit without a measured t(1)")
+    if ARGS.serial:
+        lo, hi = ARGS.serial
+        if s is None or not lo <= s <= hi:
+            fail("fitted serial fraction %s outside [%s, %s]" % (s, lo, hi))
+        print("fitted serial fraction %s in [%s, %s]" % (s, lo, hi))
+    with open(os.path.join(ARGS.dir, "scaling.csv")) as f:
+        rows = list(csv.reader(f))
+    header = ("workers,ranks,threads,repeats,mean_s,std_s,min_s,read_s,compute_s,wait_s,combine_s,other_s,lock_s,"
+              "speedup,efficiency,karp_flatt,baseline_workers,slowest_rank,slowest_host,imbalance")
+    if ",".join(rows[0]) != header:
+        fail("unexpected CSV header: %s" % ",".join(rows[0]))
+    if len(rows) - 1 != len(pts):
+        fail("%d CSV rows for %d points" % (len(rows) - 1, len(pts)))
+    with open(os.path.join(ARGS.dir, "scaling_ranks.csv")) as f:
+        ranks_rows = list(csv.reader(f))
+    if ",".join(ranks_rows[0]) != ("workers,ranks,threads,rank,host,rank_threads,busy_s,read_s,compute_s,wait_s,"
+                                   "combine_s,lock_s,slowest"):
+        fail("unexpected scaling_ranks.csv header: %s" % ",".join(ranks_rows[0]))
+    if len(ranks_rows) - 1 != sum(p["ranks"] for p in pts):
+        fail("scaling_ranks.csv has %d rows for %d ranks" % (len(ranks_rows) - 1, sum(p["ranks"] for p in pts)))
+    if ARGS.plots:
+        for png in ("speedup.png", "phases.png"):
+            if not os.path.exists(os.path.join(ARGS.dir, png)):
+                fail("no " + png)
+    if ARGS.model:
+        q = r["prediction"]
+        if not q or "fits" not in q:
+            fail("no prediction (%s)" % (q or {}).get("note"))
+        got = q["fits"]["model"]
+        for item in ARGS.model.split(","):
+            key, value = item.split("=")
+            if key == "growth":
+                if got["growth"] != ("n" if value == "n" else "log2(n)"):
+                    fail("fitted g(N) is %s, not %s" % (got["growth"], value))
+                continue
+            if key == "s16":
+                pred = [p for p in q["points"] if p["workers"] == 16][0]["speedup"]
+                if abs(pred - float(value)) > 0.1 * float(value):
+                    fail("predicted S(16) %.3f is not within 10%% of %s" % (pred, value))
+                continue
+            v = got[key]
+            if abs(v - float(value)) > 0.1 * abs(float(value)):
+                fail("fitted %s %.6g is not within 10%% of %s" % (key, v, value))
+            print("fitted %s %.6g (known %s)" % (key, v, value))
+    print("%s: %d points, mode %s, baseline %s, phases add up, serial fraction %s" %
+          (ARGS.dir, len(pts), r["mode"], n0, s))
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("dir")
+    parser.add_argument("--points", type=int)
+    parser.add_argument("--mode")
+    parser.add_argument("--ranks")
+    parser.add_argument("--baseline", type=int)
+    parser.add_argument("--serial", type=float, nargs=2)
+    parser.add_argument("--plots", action="store_true")
+    parser.add_argument("--hosts", type=int)
+    parser.add_argument("--model")
+    ARGS = parser.parse_args()
+    main()
