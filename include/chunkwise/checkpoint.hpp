@@ -52,6 +52,18 @@ struct checkpoint_traits<T, std::enable_if_t<detail::value_codec<T>::raw>> {
     static T load(std::string_view bytes) { return detail::value_codec<T>::from_bytes(bytes); }
 };
 
+/// Checkpoint form of a type that writes its own bytes (detail::byte_codable: the statistics of
+/// <chunkwise/accumulate.hpp>, or your type with type_name, save_bytes and load_bytes).
+template <class T>
+struct checkpoint_traits<T, std::enable_if_t<detail::byte_codable<T> && !detail::value_codec<T>::raw>> {
+    /// T::type_name().
+    static std::string type_name() { return T::type_name(); }
+    /// T's save_bytes.
+    static void save(const T& v, std::string& out) { v.save_bytes(out); }
+    /// T::load_bytes. \throws what it throws on bytes that are not a T
+    static T load(std::string_view bytes) { return T::load_bytes(bytes); }
+};
+
 /// Checkpoint form of a std::string: its bytes.
 template <>
 struct checkpoint_traits<std::string> {

@@ -1,13 +1,16 @@
 #pragma once
 /// \file
-/// Everything of chunkwise that needs no optional library: partition, serial_policy,
-/// thread_policy, map_blocks, gather, reduce, statistics, errors, and production runs
+/// Everything of chunkwise that needs no optional library: partition (with halos),
+/// serial_policy, thread_policy, map_blocks, gather, reduce, concatenate, mergeable statistics
+/// (accumulate.hpp), run statistics, errors, and production runs
 /// (run_options: failures, checkpoints, logs, progress; these use POSIX besides the standard
 /// library). MPI comes from <chunkwise/mpi.hpp>, HDF5 from <chunkwise/hdf5.hpp>, the scaling
 /// harness from <chunkwise/bench/scaling.hpp>.
 
+#include <chunkwise/accumulate.hpp>
 #include <chunkwise/block_error.hpp>
 #include <chunkwise/checkpoint.hpp>
+#include <chunkwise/concatenate.hpp>
 #include <chunkwise/error.hpp>
 #include <chunkwise/failure.hpp>
 #include <chunkwise/gather.hpp>

@@ -7,6 +7,7 @@
 /// `h5::write_ragged`), `h5::dataset_series` over many files; every problem is an `h5::error`.
 
 #include <chunkwise/hdf5/chunk_writer.hpp>
+#include <chunkwise/hdf5/concatenate.hpp>
 #include <chunkwise/hdf5/dataset.hpp>
 #include <chunkwise/hdf5/error.hpp>
 #include <chunkwise/hdf5/layout.hpp>

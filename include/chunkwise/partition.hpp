@@ -3,6 +3,7 @@
 /// Splitting a 1-D index space [0, n) into blocks: balanced, never empty, optionally aligned.
 
 #include <cstddef>
+#include <iterator>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -105,6 +106,57 @@ struct align {
     for (block& b : out) {
         b.begin *= a.multiple;                            // < n: no overflow
         b.end = b.end == units ? n : b.end * a.multiple;  // < n unless last
+    }
+    return out;
+}
+
+/// Ask `partition` for blocks that may read this many items before and after their own range
+/// (windowed analyses: a block's last items need the next block's first ones).
+struct halo {
+    std::size_t items;  ///< items read on each side, beyond the block's own range
+};
+
+/// A block with a halo: its own items [begin, end), whose results it returns, and the items
+/// [read_begin, read_end) it may read, which contain them (clipped at 0 and n).
+struct halo_block : block {
+    std::size_t read_begin = 0;  ///< first item the block may read (<= begin)
+    std::size_t read_end = 0;    ///< one past the last item it may read (>= end)
+
+    /// The range to read, as a block of the same index: `ds.read<float, 3>(b.read_range())`.
+    [[nodiscard]] constexpr block read_range() const noexcept { return block{index, read_begin, read_end}; }
+    /// The part of values computed over [read_begin, read_end) (one per item) that belongs to
+    /// the block's own range [begin, end): what it returns, so that gathered results hold every
+    /// item once. \throws std::invalid_argument if values does not hold one value per item read
+    template <class Values>
+    [[nodiscard]] Values own(const Values& values) const {
+        if (values.size() != read_end - read_begin) {
+            throw std::invalid_argument("[chunkwise.partition] halo_block::own: " + std::to_string(values.size()) +
+                                        " values for the " + std::to_string(read_end - read_begin) +
+                                        " items block " + std::to_string(index) + " reads");
+        }
+        const auto first = values.begin() + static_cast<std::ptrdiff_t>(begin - read_begin);
+        return Values(first, first + static_cast<std::ptrdiff_t>(end - begin));
+    }
+
+    /// Equal when index, the own range and the read range are.
+    friend constexpr bool operator==(const halo_block&, const halo_block&) noexcept = default;
+};
+
+/// Split [0, n) as partition(n, p) does, each block also allowed to read h.items items before and
+/// after its own range (clipped at 0 and n). Own ranges cover [0, n) once; read ranges overlap.
+/// \throws std::invalid_argument if p.count is 0, or the halo is larger than the data (h > n)
+[[nodiscard]] inline std::vector<halo_block> partition(std::size_t n, parts p, halo h) {
+    if (h.items > n) {
+        throw std::invalid_argument("[chunkwise.partition] halo{" + std::to_string(h.items) +
+                                    "}: larger than the data (" + std::to_string(n) + " items)");
+    }
+    std::vector<halo_block> out;
+    for (const block& b : partition(n, p)) {
+        halo_block hb;
+        static_cast<block&>(hb) = b;
+        hb.read_begin = b.begin > h.items ? b.begin - h.items : 0;
+        hb.read_end = n - b.end > h.items ? b.end + h.items : n;
+        out.push_back(hb);
     }
     return out;
 }

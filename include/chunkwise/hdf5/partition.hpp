@@ -32,6 +32,27 @@ inline constexpr block_bytes default_block_bytes{std::size_t{8} << 20};
     return chunkwise::partition(rows, p);
 }
 
+/// Splits axis 0 of `ds` as partition(ds, p) does (own ranges never split a chunk), each block also
+/// allowed to read h.items rows before and after its own range, clipped at the dataset's ends:
+/// read them with `ds.read<T, N>(b.read_range())`, return results for [b.begin, b.end) only.
+/// \throws std::invalid_argument if p.count is 0 or the halo is larger than the dataset's rows
+[[nodiscard]] inline std::vector<halo_block> partition(const dataset& ds, parts p, halo h) {
+    const std::size_t rows = ds.shape()[0];
+    if (h.items > rows) {
+        throw std::invalid_argument("[chunkwise.h5] halo{" + std::to_string(h.items) + "}: larger than " + ds.file() +
+                                    ":" + ds.path() + ", which has " + std::to_string(rows) + " rows");
+    }
+    std::vector<halo_block> out;
+    for (const block& b : partition(ds, p)) {
+        halo_block hb;
+        static_cast<block&>(hb) = b;
+        hb.read_begin = b.begin > h.items ? b.begin - h.items : 0;
+        hb.read_end = rows - b.end > h.items ? b.end + h.items : rows;
+        out.push_back(hb);
+    }
+    return out;
+}
+
 /// Splits axis 0 of `ds` into blocks of about b.count bytes of decoded data (stored element
 /// size), balanced, each a whole number of chunk rows (never splitting a chunk); a block is at
 /// least one chunk row (one row for contiguous datasets) however small b.count is.

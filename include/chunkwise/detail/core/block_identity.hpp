@@ -60,9 +60,19 @@ struct block_identity {
     /// nothing can be said.
     static std::string description(const Block& b) {
         if constexpr (requires {
-                          { b.begin } -> std::convertible_to<std::size_t>;
-                          { b.end } -> std::convertible_to<std::size_t>;
+                          { b.read_begin } -> std::convertible_to<std::size_t>;
+                          { b.read_end } -> std::convertible_to<std::size_t>;
                       }) {
+            // A block with a halo: its result depends on what it reads too (a checkpoint of another
+            // halo is another block).
+            return "items [" + std::to_string(static_cast<std::size_t>(b.begin)) + ", " +
+                   std::to_string(static_cast<std::size_t>(b.end)) + ") reading [" +
+                   std::to_string(static_cast<std::size_t>(b.read_begin)) + ", " +
+                   std::to_string(static_cast<std::size_t>(b.read_end)) + ")";
+        } else if constexpr (requires {
+                                 { b.begin } -> std::convertible_to<std::size_t>;
+                                 { b.end } -> std::convertible_to<std::size_t>;
+                             }) {
             return "items [" + std::to_string(static_cast<std::size_t>(b.begin)) + ", " +
                    std::to_string(static_cast<std::size_t>(b.end)) + ")";
         } else if constexpr (std::is_convertible_v<const Block&, std::string_view>) {

@@ -15,6 +15,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <concepts>
 #include <cstring>
 #include <iterator>
 #include <span>
@@ -57,6 +58,16 @@ inline std::uint64_t read_u64(std::string_view& bytes) {
     bytes.remove_prefix(8);
     return v;
 }
+
+/// A type that writes its own state as bytes and reads it back (the statistics of
+/// <chunkwise/accumulate.hpp>, and user types that choose to): it travels between ranks as those
+/// bytes and is checkpointed as them, without Boost.Serialization.
+template <class R>
+concept byte_codable = requires(const R& r, std::string& out, std::string_view in) {
+    { R::type_name() } -> std::convertible_to<std::string>;
+    r.save_bytes(out);
+    { R::load_bytes(in) } -> std::convertible_to<R>;
+};
 
 /// How a value of R travels as raw elements; `raw` is false where it needs another encoding.
 template <class R>

@@ -1,7 +1,8 @@
 #pragma once
 // Internal: moving result values between ranks. Values the value codec knows (arithmetic values,
 // std::vector of them, tensors) travel as raw element buffers with a small header of u64 per value
-// (vector length, tensor shape); every other type is packed with Boost.Serialization (Boost.MPI's
+// (vector length, tensor shape); types that write their own bytes (byte_codable: the statistics of
+// <chunkwise/accumulate.hpp>) travel as those bytes; every other type is packed with Boost.Serialization (Boost.MPI's
 // packed archives) into bytes that travel the same raw way. Every local step (encoding or packing,
 // allocating, decoding or unpacking) runs inside `attempt` and is settled by all ranks before the
 // next transfer, so a serialization that throws on one rank makes every rank throw the same
@@ -57,6 +58,32 @@ std::vector<R> unpack_values(const boost::mpi::communicator& comm, const char* d
         R v{};
         in >> v;
         out.push_back(std::move(v));
+    }
+    return out;
+}
+
+/// Each value's own bytes one after another in `bytes`, each one's length in `lengths`.
+template <class R>
+void pack_bytes(const std::vector<R>& values, std::vector<char>& bytes, std::vector<std::uint64_t>& lengths) {
+    std::string buf;
+    for (const R& v : values) {
+        const std::size_t before = buf.size();
+        v.save_bytes(buf);
+        lengths.push_back(buf.size() - before);
+    }
+    bytes.assign(buf.begin(), buf.end());
+}
+
+/// The values pack_bytes made.
+template <class R>
+std::vector<R> unpack_bytes(const std::vector<char>& bytes, const std::vector<std::uint64_t>& lengths) {
+    std::vector<R> out;
+    out.reserve(lengths.size());
+    std::size_t at = 0;
+    for (std::uint64_t len : lengths) {
+        if (len > bytes.size() - at) throw codec_error("[chunkwise.mpi] a result's bytes end early");
+        out.push_back(R::load_bytes(std::string_view(bytes.data() + at, static_cast<std::size_t>(len))));
+        at += static_cast<std::size_t>(len);
     }
     return out;
 }
@@ -196,6 +223,17 @@ std::vector<R> gather_values(const boost::mpi::communicator& comm, std::vector<R
             });
         }
         settle_root(comm, rank, root, decoded, "decoding the results failed");
+    } else if constexpr (byte_codable<R>) {
+        // Types that write their own bytes: the bytes and each value's length travel raw.
+        std::vector<char> bytes;
+        std::vector<std::uint64_t> lengths;
+        settle(comm, attempt(rank, "serialize", [&] { pack_bytes(values, bytes, lengths); }), "serializing a result failed");
+        std::vector<std::uint64_t> length_counts, byte_counts;
+        const auto all_lengths = gather_raw<std::uint64_t>(comm, lengths, root, length_counts);
+        const auto all_bytes = gather_raw<char>(comm, bytes, root, byte_counts);
+        std::string decoded;
+        if (rank == root) decoded = attempt(rank, "deserialize", [&] { out = unpack_bytes<R>(all_bytes, all_lengths); });
+        settle_root(comm, rank, root, decoded, "deserializing a result failed");
     } else {
         // Serialized: every rank packs its values into bytes; the bytes travel raw (split above
         // INT_MAX); the root unpacks each rank's part.
@@ -277,6 +315,17 @@ void broadcast_values(const boost::mpi::communicator& comm, std::vector<R>& valu
             });
         }
         settle(comm, decoded, "decoding a result failed");
+    } else if constexpr (byte_codable<R>) {
+        std::vector<char> bytes;
+        std::vector<std::uint64_t> lengths;
+        std::string packed;
+        if (rank == root) packed = attempt(rank, "serialize", [&] { pack_bytes(values, bytes, lengths); });
+        settle_root(comm, rank, root, packed, "serializing a result failed");
+        broadcast_raw(comm, lengths, root);
+        broadcast_raw(comm, bytes, root);
+        std::string unpacked;
+        if (rank != root) unpacked = attempt(rank, "deserialize", [&] { values = unpack_bytes<R>(bytes, lengths); });
+        settle(comm, unpacked, "deserializing a result failed");
     } else {
         std::vector<char> bytes;
         std::string packed;

@@ -1,0 +1,129 @@
+#pragma once
+/// \file
+/// `acc::covariance`: covariance and correlation of pairs, mergeable (standard library only).
+/// Include <chunkwise/accumulate.hpp>.
+
+#include <chunkwise/acc/moments.hpp>
+#include <chunkwise/detail/core/acc_shape.hpp>
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace chunkwise::acc {
+
+/// Covariance and correlation of pairs (x, y), in one pass (the co-moment of the deviations from
+/// the first pair updated as Welford's M2, merged as Chan et al.'s). T: a scalar or a tensor (element-wise: x and y of one shape).
+template <class T = double>
+    requires chunkwise::detail::acc::accumulable<T>
+class covariance {
+public:
+    /// Adds the pair (x, y). \throws std::invalid_argument on shapes that differ
+    void add(const T& x, const T& y) {
+        using V = detail::values_of<T>;
+        if (shape_.accept(x, "acc::covariance")) size_state();
+        (void)shape_.accept(y, "acc::covariance");
+        const auto* px = V::data(x);
+        const auto* py = V::data(y);
+        if (n_ == 0) {  // the first pair is the shift (as in acc::variance)
+            for (std::size_t i = 0; i < shape_.size(); ++i) {
+                sx_[i] = static_cast<double>(px[i]);
+                sy_[i] = static_cast<double>(py[i]);
+            }
+        }
+        ++n_;
+        const double n = static_cast<double>(n_);
+        for (std::size_t i = 0; i < shape_.size(); ++i) {
+            const double a = static_cast<double>(px[i]) - sx_[i], b = static_cast<double>(py[i]) - sy_[i];
+            const double dx = a - mx_[i], dy = b - my_[i];
+            mx_[i] += dx / n;
+            my_[i] += dy / n;
+            cxy_[i] += dx * (b - my_[i]);
+            m2x_[i] += dx * (a - mx_[i]);
+            m2y_[i] += dy * (b - my_[i]);
+        }
+    }
+    /// Adds another state's pairs. \throws std::invalid_argument on shapes that differ
+    void merge(const covariance& o) {
+        if (shape_.merge(o.shape_, "acc::covariance")) size_state();
+        if (o.n_ == 0) return;
+        if (n_ == 0) {
+            *this = o;
+            return;
+        }
+        const double na = static_cast<double>(n_), nb = static_cast<double>(o.n_), n = na + nb, f = na * nb / n;
+        for (std::size_t i = 0; i < shape_.size(); ++i) {
+            const double dx = (o.sx_[i] - sx_[i]) + o.mx_[i] - mx_[i];
+            const double dy = (o.sy_[i] - sy_[i]) + o.my_[i] - my_[i];
+            mx_[i] += dx * (nb / n);
+            my_[i] += dy * (nb / n);
+            cxy_[i] += o.cxy_[i] + dx * dy * f;
+            m2x_[i] += o.m2x_[i] + dx * dx * f;
+            m2y_[i] += o.m2y_[i] + dy * dy * f;
+        }
+        n_ += o.n_;
+    }
+    /// Pairs added.
+    [[nodiscard]] std::uint64_t count() const noexcept { return n_; }
+    /// The covariance: the co-moment over (count - ddof); NaN where count <= ddof.
+    [[nodiscard]] T cov(unsigned ddof = 0) const {
+        return make([&](std::size_t i) {
+            return n_ > ddof ? cxy_[i] / static_cast<double>(n_ - ddof) : std::numeric_limits<double>::quiet_NaN();
+        });
+    }
+    /// Pearson's correlation (NaN where either variance is 0 or nothing was added).
+    [[nodiscard]] T corr() const {
+        return make([&](std::size_t i) { return n_ > 0 ? cxy_[i] / std::sqrt(m2x_[i] * m2y_[i]) : std::nan(""); });
+    }
+
+    /// The state's name in checkpoints and transfers.
+    static std::string type_name() {
+        return "acc::covariance<" + chunkwise::detail::value_codec<T>::type_name() + ">/1";
+    }
+    /// Appends the state's bytes.
+    void save_bytes(std::string& out) const {
+        out += "cwacc:covariance";
+        detail::bytes_writer w(out);
+        w.put_shape(shape_);
+        w.put(n_);
+        for (const auto* v : {&sx_, &sy_, &mx_, &my_, &cxy_, &m2x_, &m2y_}) w.put_all(*v);
+    }
+    /// The state saved in `in`. \throws chunkwise::detail::codec_error if it is not one
+    static covariance load_bytes(std::string_view in) {
+        detail::bytes_reader r(in);
+        r.expect("cwacc:covariance");
+        covariance x;
+        x.shape_ = r.get_shape();
+        x.n_ = r.get<std::uint64_t>();
+        for (auto* v : {&x.sx_, &x.sy_, &x.mx_, &x.my_, &x.cxy_, &x.m2x_, &x.m2y_}) {
+            *v = r.get_all<double>();
+            if (x.shape_.fixed() && v->size() != x.shape_.size()) {
+                throw chunkwise::detail::codec_error("[chunkwise.acc] acc::covariance: state of the wrong size");
+            }
+        }
+        r.done();
+        return x;
+    }
+
+private:
+    void size_state() {
+        for (auto* v : {&sx_, &sy_, &mx_, &my_, &cxy_, &m2x_, &m2y_}) v->assign(shape_.size(), 0.0);
+    }
+    template <class F>
+    T make(F&& at) const {
+        return detail::values_of<T>::make(shape_.shape(), [&](std::size_t i) {
+            return shape_.fixed() ? at(i) : std::numeric_limits<double>::quiet_NaN();
+        });
+    }
+
+    detail::shape_state shape_;
+    std::uint64_t n_ = 0;
+    std::vector<double> sx_, sy_;  // the shift: the first pair
+    std::vector<double> mx_, my_, cxy_, m2x_, m2y_;
+};
+
+}  // namespace chunkwise::acc

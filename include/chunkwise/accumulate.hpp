@@ -1,0 +1,59 @@
+#pragma once
+/// \file
+/// Combining results correctly at any scale (standard library only): the `mergeable` concept,
+/// `reduce` over mergeable results (R::merge in the fixed tree: the same bits on every policy and
+/// worker count), and the statistics of `chunkwise::acc`: count, sum, mean, variance, covariance
+/// (acc/moments.hpp), extrema (acc/extrema.hpp), histogram (acc/histogram.hpp) and quantiles
+/// (acc/quantiles.hpp). T may be an xtensor type: element-wise, the shape fixed by the first add.
+/// docs/combine.md says which statistic to use for what and how to write your own.
+
+#include <chunkwise/acc/covariance.hpp>
+#include <chunkwise/acc/extrema.hpp>
+#include <chunkwise/acc/histogram.hpp>
+#include <chunkwise/acc/moments.hpp>
+#include <chunkwise/acc/quantiles.hpp>
+#include <chunkwise/concatenate.hpp>
+#include <chunkwise/gather.hpp>
+#include <chunkwise/partial_results.hpp>
+#include <chunkwise/policy.hpp>
+
+#include <concepts>
+#include <utility>
+
+namespace chunkwise {
+
+/// A result that combines by merging: a default-constructed A is the identity (merging it changes
+/// nothing), A is copyable, and a.merge(b) adds b's data to a. Every statistic of chunkwise::acc
+/// is one, and so is a user type with those members (to travel between ranks as raw bytes and be
+/// checkpointed, give it also `static std::string type_name()`, `void save_bytes(std::string&)
+/// const` and `static A load_bytes(std::string_view)`; without them it travels through
+/// Boost.Serialization).
+template <class A>
+concept mergeable = std::default_initializable<A> && std::copyable<A> && requires(A& a, const A& b) { a.merge(b); };
+
+namespace detail {
+/// reduce's operation for mergeable results: a.merge(b).
+struct merge_op {
+    template <class A>
+    A operator()(A a, const A& b) const {
+        a.merge(b);
+        return a;
+    }
+};
+}  // namespace detail
+
+/// Merges every block's result with R::merge over the fixed pairwise tree of block indices (as
+/// `reduce(policy, results, op)`): the same bits under every policy, thread count and rank count.
+/// With no blocks the result is R{} (the identity). Collective under MPI; the value is on the root.
+template <class Policy, mergeable R>
+R reduce(Policy& policy, partial_results<R>&& results) {
+    return reduce(policy, std::move(results), detail::merge_op{});
+}
+
+/// `reduce` of mergeable results, with the value on every rank. Collective under MPI.
+template <class Policy, mergeable R>
+R all_reduce(Policy& policy, partial_results<R>&& results) {
+    return all_reduce(policy, std::move(results), detail::merge_op{});
+}
+
+}  // namespace chunkwise
