@@ -6,8 +6,8 @@
 set -euo pipefail
 
 main_pkgs=(g++ cmake make pkg-config libopenmpi-dev openmpi-bin libboost-mpi-dev
-           libhdf5-dev libxtensor-dev zlib1g-dev libdeflate-dev gnuplot-nox)
-test_pkgs=("${main_pkgs[@]}" clang doxygen catch2 libbenchmark-dev libtbb-dev hdf5-tools python3-h5py libhdf5-openmpi-dev
+           libhdf5-dev libxtensor-dev zlib1g-dev libdeflate-dev gnuplot-nox python3-h5py python3-mdanalysis)
+test_pkgs=("${main_pkgs[@]}" clang doxygen catch2 libbenchmark-dev libtbb-dev hdf5-tools libhdf5-openmpi-dev
            python3-mdanalysis python3-dask python3-mpi4py slurm-wlm munge)
 
 case "${1:-test}" in

@@ -54,6 +54,13 @@ ex09=$(mktemp -d)
 build/release/chunkwise-mpiexec 2 "$bin/09-mpi-hdf5" --file "$ex09/traj.h5" --out "$ex09/rmsd.h5" --frames 2000 --atoms 20000
 rm -rf "$ex09"
 echo
+echo "=== 10-combine: mergeable statistics on an H5MD trajectory (RMSF, distances, windowed MSD), checked against MDAnalysis ==="
+ex10=$(mktemp -d)
+build/release/benchmarks/chunkwise-bench generate --layout chunk1 --atoms 2000 --frames 400 --out "$ex10/traj.h5" > /dev/null
+"$bin/10-combine" --file "$ex10/traj.h5" --out "$ex10/combine.h5" --bins 64 --max-lag 20
+/usr/bin/python3 benchmarks/tests/combine_vs_mdanalysis.py "$ex10/traj.h5" "$ex10/combine.h5" 2>/dev/null
+rm -rf "$ex10"
+echo
 echo "=== scaling: RMSD per frame of an H5MD trajectory (the MDAnalysis H5MD study), threads, then MPI ranks ==="
 bench=build/release/benchmarks/chunkwise-bench
 results=build/release/scaling

@@ -32,12 +32,16 @@ template <class A>
 concept mergeable = std::default_initializable<A> && std::copyable<A> && requires(A& a, const A& b) { a.merge(b); };
 
 namespace detail {
-/// reduce's operation for mergeable results: a.merge(b).
+/// reduce's operation for mergeable results: a.merge(b) (in place in the tree: merge_into).
 struct merge_op {
     template <class A>
     A operator()(A a, const A& b) const {
         a.merge(b);
         return a;
+    }
+    template <class A>
+    void merge_into(A& a, const A& b) const {
+        a.merge(b);
     }
 };
 }  // namespace detail

@@ -18,6 +18,7 @@
 #include <numeric>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 using Catch::Matchers::Contains;
@@ -329,6 +330,117 @@ TEST_CASE("element-wise over tensors: each element its own statistic", "[accumul
     acc::extrema<tensor<2>> e;
     for (std::size_t f = 0; f < frames; ++f) e.add(frame(f), f);
     REQUIRE(e.argmax().size() == 12);
+}
+
+namespace {
+/// Frames stacked along axis 0, as float (what add_rows reads: shape(), data(), size()).
+struct float_rows {
+    std::array<std::size_t, 3> dims{};
+    std::vector<float> v;
+    const std::array<std::size_t, 3>& shape() const { return dims; }
+    const float* data() const { return v.data(); }
+    std::size_t size() const { return v.size(); }
+};
+}  // namespace
+
+TEST_CASE("add_rows: a block's rows at once, against the reference, the same bits on every policy", "[accumulate]") {
+    for (const std::size_t atoms : {37u, 400u}) {  // one tile of elements, then several (512 a tile)
+        const std::size_t frames = 203, m = atoms * 3;
+        float_rows all{{frames, atoms, 3}, std::vector<float>(frames * m)};
+        std::mt19937_64 rng(atoms);
+        std::normal_distribution<float> normal(0.0f, 2.0f);
+        for (std::size_t i = 0; i < all.v.size(); ++i) all.v[i] = 1000.0f + float(i % m) + normal(rng);
+        auto rows_of = [&](std::size_t b, std::size_t e) {
+            return float_rows{{e - b, atoms, 3}, std::vector<float>(all.v.begin() + b * m, all.v.begin() + e * m)};
+        };
+        const auto blocks = uneven_blocks(frames, rng);
+        auto run = [&](auto& policy) {
+            return chunkwise::reduce(policy, chunkwise::map_blocks(policy, blocks, [&](const block& b) {
+                                         acc::variance<tensor<2>> s;
+                                         const std::size_t half = b.begin + b.size() / 2;  // twice: the merge path
+                                         s.add_rows(rows_of(b.begin, half));
+                                         s.add_rows(rows_of(half, b.end));
+                                         return s;
+                                     }));
+        };
+        chunkwise::serial_policy serial;
+        chunkwise::thread_policy pool(3);
+        const auto v = run(pool);
+        const auto ref = run(serial);
+        REQUIRE(v.count() == frames);
+        const auto var = v.var(1), mean = v.mean(), var_ref = ref.var(1);
+        REQUIRE(var.shape() == std::array<std::size_t, 2>{atoms, 3});
+        for (std::size_t i = 0; i < m; ++i) {
+            long double mu = 0, m2 = 0;
+            for (std::size_t f = 0; f < frames; ++f) mu += all.v[f * m + i];
+            mu /= frames;
+            for (std::size_t f = 0; f < frames; ++f) m2 += (all.v[f * m + i] - mu) * (all.v[f * m + i] - mu);
+            INFO("atoms " << atoms << ", element " << i);
+            REQUIRE(mean.v[i] == Approx(static_cast<double>(mu)).epsilon(1e-12));
+            REQUIRE(var.v[i] == Approx(static_cast<double>(m2 / (frames - 1))).epsilon(1e-9));
+            REQUIRE(same_bits(var.v[i], var_ref.v[i]));
+        }
+    }
+    // Scalars: rows of rank 1, one value each.
+    acc::variance<> by_rows, by_value;
+    float_rows line{{5, 1, 1}, {1.f, 2.f, 4.f, 8.f, 16.f}};
+    struct vec1 {
+        std::array<std::size_t, 1> dims;
+        std::vector<float> v;
+        const std::array<std::size_t, 1>& shape() const { return dims; }
+        const float* data() const { return v.data(); }
+        std::size_t size() const { return v.size(); }
+    };
+    by_rows.add_rows(vec1{{5}, line.v});
+    for (float x : line.v) by_value.add(x);
+    REQUIRE(by_rows.var() == Approx(by_value.var()).epsilon(1e-15));
+    REQUIRE_THROWS_WITH(by_rows.add_rows(line), Contains("values of shape (1, 1) added to a statistic of scalars"));
+    acc::variance<tensor<2>> t;
+    t.add_rows(float_rows{{2, 4, 3}, std::vector<float>(24, 1.f)});
+    REQUIRE_THROWS_WITH(t.add_rows(float_rows{{2, 5, 3}, std::vector<float>(30, 1.f)}),
+                        Contains("shape (5, 3)") && Contains("shape (4, 3)"));
+}
+
+TEMPLATE_TEST_CASE("add_rows: the AVX2 kernel gives the generic kernel's bits", "[accumulate]", float, double) {
+#ifdef CHUNKWISE_ROW_SUMS_AVX2
+    if (!chunkwise::detail::acc::cpu_has_avx2()) SUCCEED("this CPU has no AVX2: one kernel only");
+    else {
+        std::mt19937_64 rng(7);
+        std::normal_distribution<double> normal(5.0, 3.0);
+        for (std::size_t k = 1; k <= 9; ++k) {  // 4 rows a pass and the rest
+            const std::size_t m = 700;
+            std::vector<TestType> p(k * m);
+            for (auto& x : p) x = static_cast<TestType>(normal(rng));
+            std::vector<double> a(3 * m), b(3 * m);
+            for (std::size_t t0 : {std::size_t{0}, std::size_t{512}}) {
+                const std::size_t len = std::min<std::size_t>(512, m - t0);
+                chunkwise::detail::acc::row_sums_generic(p.data(), k, m, t0, len, a.data(), a.data() + m, a.data() + 2 * m);
+                chunkwise::detail::acc::row_sums_avx2(p.data(), k, m, t0, len, b.data(), b.data() + m, b.data() + 2 * m);
+            }
+            INFO("k = " << k);
+            REQUIRE(std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
+        }
+    }
+#else
+    SUCCEED("not x86-64: one kernel only");
+#endif
+}
+
+TEST_CASE("scalar statistics are plain memory; a tensor's state is refused as a scalar's", "[accumulate]") {
+    static_assert(std::is_trivially_copyable_v<acc::mean<>>);
+    static_assert(std::is_trivially_copyable_v<acc::variance<>>);
+    static_assert(std::is_trivially_copyable_v<acc::covariance<>>);
+    static_assert(std::is_trivially_copyable_v<acc::extrema<>>);
+    acc::mean<tensor<1>> m;
+    m.add(tensor<1>::from_shape({3}));
+    std::string bytes;
+    m.save_bytes(bytes);
+    REQUIRE_THROWS_AS(acc::mean<>::load_bytes(bytes), chunkwise::detail::codec_error);
+    acc::mean<> s;
+    s.add(2.5);
+    std::string sb;
+    s.save_bytes(sb);
+    REQUIRE(acc::mean<>::load_bytes(sb).value() == 2.5);
 }
 
 namespace {

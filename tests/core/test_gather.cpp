@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,71 @@ TEMPLATE_TEST_CASE("reduce combines over the fixed pairwise tree of block indice
     REQUIRE(reduce_text(policy, 7) == "(((0 1) (2 3)) ((4 5) 6))");
     REQUIRE(reduce_text(policy, 8) == "(((0 1) (2 3)) ((4 5) (6 7)))");
     REQUIRE(reduce_text(policy, 11) == "((((0 1) (2 3)) ((4 5) (6 7))) ((8 9) 10))");
+}
+
+namespace {
+/// A mergeable type that records the tree its merges make (not plain memory: merged in groups
+/// through scratch states).
+struct text_tree {
+    std::string s;
+    void merge(const text_tree& o) {
+        if (o.s.empty()) return;
+        s = s.empty() ? o.s : tree_text(s, o.s);
+    }
+};
+/// Plain memory: merged in groups in registers. Neither commutative nor associative.
+struct hash_tree {
+    std::uint64_t h = 0;
+    bool set = false;
+    void merge(const hash_tree& o) {
+        if (!o.set) return;
+        h = set ? (h * 1000003u) ^ (o.h + 0x9e3779b97f4a7c15u) : o.h;
+        set = true;
+    }
+};
+/// The same combination as a plain op, no R::merge: the tree without groups.
+struct hash_op {
+    std::uint64_t operator()(std::uint64_t a, std::uint64_t b) const { return (a * 1000003u) ^ (b + 0x9e3779b97f4a7c15u); }
+};
+/// A result without a default value: reduce works, and says so when there is nothing to reduce.
+struct no_default {
+    explicit no_default(int x) : v(x) {}
+    int v;
+};
+}  // namespace
+
+TEMPLATE_TEST_CASE("reduce of mergeable results makes the tree every op makes, with or without failures", "[reduce]",
+                   CHUNKWISE_LOCAL_POLICIES) {
+    auto policy = TestType::make();
+    chunkwise::run_options collect;
+    collect.errors = chunkwise::on_error::collect;
+    for (std::size_t n : {1u, 15u, 16u, 17u, 255u, 256u, 257u, 1000u, 4099u}) {
+        const auto blocks = chunkwise::partition(n, parts{n});
+        INFO(n << " blocks");
+        REQUIRE(chunkwise::reduce(policy, chunkwise::map_blocks(policy, blocks, [](const block& b) {
+                                      return text_tree{std::to_string(b.index)};
+                                  })).s == reduce_text(policy, n));
+        for (std::size_t gap : {0u, 3u, 17u}) {  // every gap-th block fails (0: none)
+            auto fails = [gap](const block& b) { return gap != 0 && b.index % gap == 1; };
+            const auto merged = chunkwise::reduce(policy, chunkwise::map_blocks(policy, blocks, [&](const block& b) {
+                                                      if (fails(b)) throw std::runtime_error("bad");
+                                                      return hash_tree{b.index * 7919u + 1, true};
+                                                  }, collect));
+            const auto plain = chunkwise::reduce(policy, chunkwise::map_blocks(policy, blocks, [&](const block& b) {
+                                                     if (fails(b)) throw std::runtime_error("bad");
+                                                     return std::uint64_t{b.index * 7919u + 1};
+                                                 }, collect), hash_op{});
+            INFO("gap " << gap);
+            REQUIRE(merged.h == plain);
+        }
+    }
+    const auto some = chunkwise::partition(300, parts{300});
+    auto one = [](const block&) { return no_default(1); };
+    auto add = [](no_default a, const no_default& b) { return no_default(a.v + b.v); };
+    REQUIRE(chunkwise::reduce(policy, chunkwise::map_blocks(policy, some, one), add).v == 300);
+    REQUIRE_THROWS_WITH(
+        chunkwise::reduce(policy, chunkwise::map_blocks(policy, chunkwise::partition(0, parts{1}), one), add),
+        Catch::Matchers::Contains("no results to reduce and the result type has no default value"));
 }
 
 TEMPLATE_TEST_CASE("reduce of no blocks is R{}", "[reduce]", CHUNKWISE_LOCAL_POLICIES) {

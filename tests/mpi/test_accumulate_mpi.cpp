@@ -74,5 +74,28 @@ TEMPLATE_TEST_CASE("reduce of mergeable statistics: serial's bits on every rank 
         REQUIRE(e.argmin() == es.argmin());
         REQUIRE(e.argmax() == es.argmax());
     }
+    // Many blocks: whole aligned groups of leaves merge in one pass on each rank, as in serial.
+    for (std::size_t n : {300u, 3000u}) {
+        const auto many = chunkwise::partition(x.size(), chunkwise::parts{n});
+        auto v = [&](auto& p) {
+            return chunkwise::all_reduce(p, chunkwise::map_blocks(p, many, [&](const block& b) {
+                                             acc::variance<> st;
+                                             for (std::size_t i = b.begin; i < b.end; ++i) st.add(x[i]);
+                                             return st;
+                                         }));
+        };
+        auto hist = [&](auto& p) {
+            return chunkwise::all_reduce(p, chunkwise::map_blocks(p, many, [&](const block& b) {
+                                             acc::histogram st(1e6 - 20, 1e6 + 20, 40);
+                                             for (std::size_t i = b.begin; i < b.end; ++i) st.add(x[i] * (1 + 1e-9 * i));
+                                             return st;
+                                         }));
+        };
+        INFO(n << " blocks");
+        const auto a = v(policy), b = v(serial);
+        REQUIRE(same_bits(a.var(), b.var()));
+        REQUIRE(same_bits(a.mean(), b.mean()));
+        REQUIRE(hist(policy).counts() == hist(serial).counts());
+    }
     test::still_usable(policy);
 }

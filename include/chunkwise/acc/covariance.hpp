@@ -100,7 +100,7 @@ public:
         x.shape_ = r.get_shape();
         x.n_ = r.get<std::uint64_t>();
         for (auto* v : {&x.sx_, &x.sy_, &x.mx_, &x.my_, &x.cxy_, &x.m2x_, &x.m2y_}) {
-            *v = r.get_all<double>();
+            r.get_into(*v);
             if (x.shape_.fixed() && v->size() != x.shape_.size()) {
                 throw chunkwise::detail::codec_error("[chunkwise.acc] acc::covariance: state of the wrong size");
             }
@@ -120,10 +120,10 @@ private:
         });
     }
 
-    detail::shape_state shape_;
+    detail::shape_of<T> shape_;
     std::uint64_t n_ = 0;
-    std::vector<double> sx_, sy_;  // the shift: the first pair
-    std::vector<double> mx_, my_, cxy_, m2x_, m2y_;
+    detail::elems_of<T, double> sx_, sy_;  // the shift: the first pair
+    detail::elems_of<T, double> mx_, my_, cxy_, m2x_, m2y_;
 };
 
 }  // namespace chunkwise::acc

@@ -88,11 +88,11 @@ public:
         r.expect("cwacc:extrema");
         extrema x;
         x.shape_ = r.get_shape();
-        x.min_ = r.get_all<double>();
-        x.max_ = r.get_all<double>();
-        x.argmin_ = r.get_all<std::uint64_t>();
-        x.argmax_ = r.get_all<std::uint64_t>();
-        x.seen_ = r.get_all<std::uint64_t>();
+        r.get_into(x.min_);
+        r.get_into(x.max_);
+        r.get_into(x.argmin_);
+        r.get_into(x.argmax_);
+        r.get_into(x.seen_);
         x.nans_ = r.get<std::uint64_t>();
         const std::size_t n = x.shape_.fixed() ? x.shape_.size() : 0;
         if (x.min_.size() != n || x.max_.size() != n || x.argmin_.size() != n || x.argmax_.size() != n ||
@@ -130,7 +130,7 @@ private:
         }
         seen_[i] += seen;
     }
-    index_type where(const std::vector<std::uint64_t>& at, const char* what) const {
+    index_type where(const detail::elems_of<T, std::uint64_t>& at, const char* what) const {
         bool all = shape_.fixed();
         for (std::size_t i = 0; i < shape_.size() && all; ++i) all = seen_[i] > 0;
         if (!all) {
@@ -138,9 +138,9 @@ private:
                                         ": no value was added (NaN is skipped)");
         }
         if constexpr (detail::values_of<T>::tensor) {
-            return at;
+            return std::vector<std::uint64_t>(at.data(), at.data() + at.size());
         } else {
-            return at.front();
+            return at[0];
         }
     }
     template <class F>
@@ -150,9 +150,9 @@ private:
         });
     }
 
-    detail::shape_state shape_;
-    std::vector<double> min_, max_;
-    std::vector<std::uint64_t> argmin_, argmax_, seen_;
+    detail::shape_of<T> shape_;
+    detail::elems_of<T, double> min_, max_;
+    detail::elems_of<T, std::uint64_t> argmin_, argmax_, seen_;
     std::uint64_t nans_ = 0;
 };
 

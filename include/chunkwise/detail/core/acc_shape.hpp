@@ -60,6 +60,27 @@ struct values_of<T, std::enable_if_t<arithmetic_tensor<T>>> {
     }
 };
 
+/// Rows of values stacked along axis 0 (an xtensor array or view: shape(), data(), size()), for
+/// add_rows: row r is one value.
+template <class R>
+concept stacked_rows = requires(const R& r) {
+    { r.data() };
+    { r.size() } -> std::convertible_to<std::size_t>;
+    r.shape();
+    requires std::is_arithmetic_v<std::remove_cvref_t<decltype(*r.data())>>;
+};
+
+/// The shape of one row of `rows` (its shape without axis 0) and the number of rows.
+template <stacked_rows R>
+std::vector<std::size_t> row_shape(const R& rows, std::size_t& count) {
+    const auto& s = rows.shape();
+    std::vector<std::size_t> out(std::begin(s), std::end(s));
+    if (out.empty()) throw std::invalid_argument("[chunkwise.acc] add_rows: rows of rank 0");
+    count = out.front();
+    out.erase(out.begin());
+    return out;
+}
+
 /// T is something a statistic accumulates: an arithmetic scalar or an arithmetic tensor.
 template <class T>
 concept accumulable = (std::is_arithmetic_v<T> && !std::is_same_v<T, bool>) || arithmetic_tensor<T>;
@@ -74,6 +95,20 @@ inline std::string shape_text(const std::vector<std::size_t>& s) {
 /// The shape a statistic's values have: fixed by the first add (tensors), checked after.
 class shape_state {
 public:
+    shape_state() = default;
+    shape_state(const shape_state& o) : size_(o.size_), fixed_(o.fixed_) {
+        if (!o.shape_.empty()) shape_ = o.shape_;
+    }
+    shape_state(shape_state&&) noexcept = default;
+    shape_state& operator=(const shape_state& o) {
+        if (!o.shape_.empty() || !shape_.empty()) shape_ = o.shape_;  // scalars: no call into the vector
+        size_ = o.size_;
+        fixed_ = o.fixed_;
+        return *this;
+    }
+    shape_state& operator=(shape_state&&) noexcept = default;
+    ~shape_state() = default;
+
     [[nodiscard]] bool fixed() const noexcept { return fixed_; }
     [[nodiscard]] std::size_t size() const noexcept { return size_; }
     [[nodiscard]] const std::vector<std::size_t>& shape() const noexcept { return shape_; }
@@ -95,6 +130,23 @@ public:
                                             shape_text(s) + " added to one of shape " + shape_text(shape_) +
                                             " (the shape is fixed by the first value)");
             }
+        }
+        return false;
+    }
+    /// As accept, for a value known by its shape (the rows of add_rows).
+    bool accept_shape(const std::vector<std::size_t>& shape, const char* who) {
+        std::size_t size = 1;
+        for (std::size_t e : shape) size *= e;
+        if (!fixed_) {
+            shape_ = shape;
+            size_ = size;
+            fixed_ = true;
+            return true;
+        }
+        if (shape != shape_) {
+            throw std::invalid_argument(std::string("[chunkwise.acc] ") + who + ": values of shape " + shape_text(shape) +
+                                        " added to one of shape " + shape_text(shape_) +
+                                        " (the shape is fixed by the first value)");
         }
         return false;
     }
@@ -128,6 +180,126 @@ private:
     bool fixed_ = false;
 };
 
+/// The per-element state of a statistic: a vector that keeps one element inline (a scalar
+/// statistic allocates nothing, so merging millions of small states costs no allocator calls).
+template <class V>
+class state_vector {
+public:
+    state_vector() = default;
+    state_vector(const state_vector& o) : one_(o.one_), n_(o.n_) {
+        if (o.n_ > 1) heap_ = o.heap_;
+    }
+    state_vector(state_vector&& o) noexcept : one_(o.one_), n_(o.n_), heap_(std::move(o.heap_)) { o.n_ = 0; }
+    state_vector& operator=(const state_vector& o) {
+        one_ = o.one_;
+        n_ = o.n_;
+        if (o.n_ > 1 || !heap_.empty()) heap_ = o.heap_;  // scalars: no call into the vector
+        return *this;
+    }
+    state_vector& operator=(state_vector&& o) noexcept {
+        one_ = o.one_;
+        n_ = o.n_;
+        heap_ = std::move(o.heap_);
+        o.n_ = 0;
+        return *this;
+    }
+    /// n elements of value v.
+    void assign(std::size_t n, V v) {
+        n_ = n;
+        if (n <= 1) {
+            one_ = v;
+            heap_.clear();
+            heap_.shrink_to_fit();
+        } else {
+            heap_.assign(n, v);
+        }
+    }
+    /// The elements of `v`.
+    void assign_from(std::vector<V>&& v) {
+        if (v.size() <= 1) {
+            assign(v.size(), v.empty() ? V{} : v.front());
+        } else {
+            n_ = v.size();
+            heap_ = std::move(v);
+        }
+    }
+    [[nodiscard]] std::size_t size() const noexcept { return n_; }
+    [[nodiscard]] V* data() noexcept { return n_ <= 1 ? &one_ : heap_.data(); }
+    [[nodiscard]] const V* data() const noexcept { return n_ <= 1 ? &one_ : heap_.data(); }
+    V& operator[](std::size_t i) noexcept { return data()[i]; }
+    const V& operator[](std::size_t i) const noexcept { return data()[i]; }
+
+private:
+    V one_{};
+    std::size_t n_ = 0;
+    std::vector<V> heap_;
+};
+
+/// A scalar statistic's shape: none, only whether a value has been seen. Trivially copyable with
+/// scalar_elems, so a scalar statistic copies and merges as plain memory.
+class scalar_shape {
+public:
+    [[nodiscard]] bool fixed() const noexcept { return fixed_; }
+    [[nodiscard]] std::size_t size() const noexcept { return fixed_ ? 1 : 0; }
+    [[nodiscard]] static const std::vector<std::size_t>& shape() noexcept {
+        static const std::vector<std::size_t> none;
+        return none;
+    }
+    template <class T>
+    bool accept(const T&, const char*) noexcept {
+        return !std::exchange(fixed_, true);
+    }
+    bool accept_shape(const std::vector<std::size_t>& shape, const char* who) {
+        if (!shape.empty()) {
+            throw std::invalid_argument(std::string("[chunkwise.acc] ") + who + ": values of shape " +
+                                        shape_text(shape) + " added to a statistic of scalars");
+        }
+        return !std::exchange(fixed_, true);
+    }
+    bool merge(const scalar_shape& o, const char*) noexcept { return o.fixed_ && !std::exchange(fixed_, true); }
+    /// From a shape read back from bytes. 	hrows codec_error if it is not a scalar's
+    scalar_shape& operator=(const shape_state& s) {
+        if (s.fixed() && (!s.shape().empty() || s.size() != 1)) {
+            throw codec_error("[chunkwise.acc] the state of a tensor statistic where a scalar one was expected");
+        }
+        fixed_ = s.fixed();
+        return *this;
+    }
+
+private:
+    bool fixed_ = false;
+};
+
+/// A scalar statistic's per-element state: at most one element, inline.
+template <class V>
+class scalar_elems {
+public:
+    void assign(std::size_t n, V v) {
+        n_ = n > 0 ? 1 : 0;
+        one_ = v;
+    }
+    void assign_from(std::vector<V>&& v) {
+        if (v.size() > 1) throw codec_error("[chunkwise.acc] the state of a tensor statistic where a scalar one was expected");
+        assign(v.size(), v.empty() ? V{} : v.front());
+    }
+    [[nodiscard]] std::size_t size() const noexcept { return n_; }
+    [[nodiscard]] V* data() noexcept { return &one_; }
+    [[nodiscard]] const V* data() const noexcept { return &one_; }
+    V& operator[](std::size_t) noexcept { return one_; }
+    const V& operator[](std::size_t) const noexcept { return one_; }
+
+private:
+    V one_{};
+    std::size_t n_ = 0;
+};
+
+/// The shape state of a statistic of T: none for scalars.
+template <class T>
+using shape_of = std::conditional_t<values_of<T>::tensor, shape_state, scalar_shape>;
+/// The per-element state of a statistic of T, elements of type V.
+template <class T, class V>
+using elems_of = std::conditional_t<values_of<T>::tensor, state_vector<V>, scalar_elems<V>>;
+
 /// A statistic's state as bytes.
 class bytes_writer {
 public:
@@ -137,12 +309,15 @@ public:
         static_assert(std::is_trivially_copyable_v<V>);
         out_.append(reinterpret_cast<const char*>(&v), sizeof v);
     }
-    template <class V>
-    void put_all(const std::vector<V>& v) {
+    template <class E>
+        requires requires(const E& e) { e.data(); e.size(); }
+    void put_all(const E& v) {
+        using V = std::remove_cvref_t<decltype(*v.data())>;
         put<std::uint64_t>(v.size());
-        if (!v.empty()) out_.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(V));
+        if (v.size() > 0) out_.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(V));
     }
-    void put_shape(const shape_state& s) {
+    template <class S>
+    void put_shape(const S& s) {
         put<std::uint8_t>(s.fixed() ? 1 : 0);
         put_all(s.shape());
     }
@@ -171,6 +346,11 @@ public:
         if (n > 0) std::memcpy(v.data(), in_.data(), v.size() * sizeof(V));
         in_.remove_prefix(v.size() * sizeof(V));
         return v;
+    }
+    /// What put_all wrote, into a state_vector.
+    template <class E>
+    void get_into(E& out) {
+        out.assign_from(get_all<std::remove_cvref_t<decltype(*out.data())>>());
     }
     /// The shape written by put_shape (a scalar's: empty, one element).
     shape_state get_shape() {
