@@ -25,24 +25,49 @@ bool same_bits(const T* a, const std::vector<T>& b) {
     return b.empty() || std::memcmp(a, b.data(), b.size() * sizeof(T)) == 0;
 }
 
+// Reads the HDF5 linked refuses itself (HDF5 1.14's scale-offset check: integers that need every
+// bit of their type), where chunkwise must throw an h5::error naming HDF5's reason.
+std::size_t refused_by_hdf5 = 0;
+
+template <class T>
+void require_refused(const h5::dataset& ds, const block& b) {
+    ++refused_by_hdf5;
+    std::string what;
+    try {
+        (void)ds.read<T>(b);
+    } catch (const h5::error& e) {
+        what = e.what();
+    }
+    INFO(what);
+    REQUIRE(what.find(ds.path()) != std::string::npos);  // an h5::error naming the dataset
+}
+
 template <class T>
 void check_all_blocks(const std::filesystem::path& file, const std::string& name, hid_t mem) {
     h5::dataset ds(file, name);
     for (std::size_t p : {1u, 3u, 7u}) {
         for (const block& b : h5::partition(ds, parts{p})) {
             INFO(name << " as " << typeid(T).name() << " rows [" << b.begin << ", " << b.end << ")");
-            const auto expect = test::h5dread_rows<T>(file, name, mem, b.begin, b.end);
+            const auto expect = test::try_h5dread<T>(file, name, mem, b.begin, b.end);
+            if (!expect) {  // the HDF5 linked refuses these chunks itself: an h5::error, never values
+                require_refused<T>(ds, b);
+                continue;
+            }
             const xt::xarray<T> got = ds.read<T>(b);
-            REQUIRE(got.size() == expect.size());
-            REQUIRE(same_bits(got.data(), expect));
+            REQUIRE(got.size() == expect->size());
+            REQUIRE(same_bits(got.data(), *expect));
         }
     }
     // Blocks that cut through chunks too.
     for (const block& b : chunkwise::partition(ds.shape()[0], parts{5})) {
-        const auto expect = test::h5dread_rows<T>(file, name, mem, b.begin, b.end);
-        std::vector<T> got(expect.size());
+        const auto expect = test::try_h5dread<T>(file, name, mem, b.begin, b.end);
+        std::vector<T> got(expect ? expect->size() : 0);
+        if (!expect) {
+            require_refused<T>(ds, b);
+            continue;
+        }
         ds.read_into(b, std::span<T>(got));
-        REQUIRE(got == expect);
+        REQUIRE(got == *expect);
     }
 }
 
@@ -72,6 +97,9 @@ TEST_CASE("every layout, filter, type and rank reads as H5Dread does, to the bit
             }
         }
     }
+#if !H5_VERSION_GE(1, 14, 0)
+    REQUIRE(refused_by_hdf5 == 0);  // HDF5 before 1.14 reads every one of these files
+#endif
     std::filesystem::remove_all(dir);
 }
 
@@ -89,12 +117,15 @@ TEST_CASE("metadata: shape, chunks, type, filters, and which reads decode in the
     REQUIRE(ds.element_size() == 4);
     REQUIRE(ds.filters() == std::vector<std::string>{"shuffle", "deflate"});
     REQUIRE(ds.path() == "/a/b");
-    REQUIRE(ds.decodes_in_worker<float>());
-    REQUIRE(ds.decodes_in_worker<double>());
+    // Chunk locations come from the probe driver, or without it (CHUNKWISE_HDF5_PROBE=off: the
+    // test hdf5.noprobe) from HDF5's chunk listing where it has one; else H5Dread serves.
+    const bool probe = chunkwise::h5::detail::probe_driver::unused_because().empty();
+    REQUIRE(ds.decodes_in_worker<float>() == (probe || chunkwise::h5::detail::has_chunk_iter));
+    REQUIRE(ds.decodes_in_worker<double>() == (probe || chunkwise::h5::detail::has_chunk_iter));
     REQUIRE_FALSE(ds.decodes_in_worker<std::int32_t>());  // float to int: H5Dread's conversion
     h5::dataset c(file, "/c");
     REQUIRE_FALSE(c.chunk_shape().has_value());
-    REQUIRE(c.decodes_in_worker<double>());
+    REQUIRE(c.decodes_in_worker<double>() == probe);
     h5::dataset f(file, "/f");
     REQUIRE(f.filters() == std::vector<std::string>{"fletcher32"});
     REQUIRE_FALSE(f.decodes_in_worker<float>());  // fletcher32: falls back to H5Dread

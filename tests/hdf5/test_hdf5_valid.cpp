@@ -39,8 +39,14 @@ struct made {
 made make(const std::filesystem::path& file, const std::string& name, const std::vector<hsize_t>& shape, hid_t type,
           const std::vector<hsize_t>& chunk, void (*dcpl_setup)(hid_t) = nullptr) {
     H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
-    const hid_t f = std::filesystem::exists(file) ? H5Fopen(file.c_str(), H5F_ACC_RDWR, H5P_DEFAULT)
-                                                  : H5Fcreate(file.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    const hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+#if defined(H5F_RFIC_UNUSUAL_NUM_UNUSED_NUMERIC_BITS)
+    // HDF5 1.14.4 on refuses to create integers with many unused bits (padding) unless asked.
+    H5Pset_relax_file_integrity_checks(fapl, H5F_RFIC_UNUSUAL_NUM_UNUSED_NUMERIC_BITS);
+#endif
+    const hid_t f = std::filesystem::exists(file) ? H5Fopen(file.c_str(), H5F_ACC_RDWR, fapl)
+                                                  : H5Fcreate(file.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    H5Pclose(fapl);
     const hid_t space = H5Screate_simple(static_cast<int>(shape.size()), shape.data(), nullptr);
     const hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
     if (!chunk.empty()) H5Pset_chunk(dcpl, static_cast<int>(chunk.size()), chunk.data());
@@ -273,6 +279,12 @@ TEST_CASE("integer types with padding convert through HDF5, never as raw bytes",
             write_rows(m.dset, 0, 12, 5, [](std::size_t r, std::size_t c) { return static_cast<int>(r * 5 + c) - 20; });
             close_all(m);
             const std::string ds = name + (chunked ? "c" : "");
+#if defined(H5F_RFIC_UNUSUAL_NUM_UNUSED_NUMERIC_BITS)
+            if (name == "/be") {  // 20 of 32 bits unused: HDF5 1.14.4 on refuses to open it, so does chunkwise
+                REQUIRE_THROWS_WITH(h5::dataset(file, ds), Contains(ds) && Contains("unused bits"));
+                continue;
+            }
+#endif
             test::require_same_as_hdf5<int, 2>(file, ds, H5T_NATIVE_INT);
             test::require_same_as_hdf5<double, 2>(file, ds, H5T_NATIVE_DOUBLE);
             test::require_same_as_hdf5<std::int64_t, 2>(file, ds, H5T_NATIVE_INT64);

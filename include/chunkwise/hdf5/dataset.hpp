@@ -30,6 +30,11 @@
 
 namespace chunkwise::h5 {
 
+class dataset;
+namespace detail {
+struct dataset_access;
+}
+
 /// A buffer a worker reuses from block to block: `ds.read<T, N>(rows, buffer)` fills it and
 /// returns an xtensor view of the block in it, so a pass over many blocks allocates (and page
 /// faults) once per worker, not once per block. It grows to the largest block read and keeps
@@ -338,7 +343,15 @@ private:
         }
     }
 
+    friend struct detail::dataset_access;
     std::shared_ptr<const detail::dataset_state> s_;
 };
+
+namespace detail {
+/// The state behind a dataset view (for chunkwise's own tests of what a read path relies on).
+struct dataset_access {
+    static const dataset_state& state(const dataset& d) noexcept { return *d.s_; }
+};
+}  // namespace detail
 
 }  // namespace chunkwise::h5

@@ -70,22 +70,27 @@ private:
     chunkwise::detail::clock::time_point held_from_{};
 };
 
-/// HDF5's description of the last failure on this thread ("" if none), and clears it. Call with
-/// the lock held.
+/// HDF5's description of the last failure on this thread ("" if none), and clears it: the three
+/// innermost messages of the stack, outer to inner (the cause is innermost; the outer ones differ
+/// from release to release: 1.12+ adds the VOL layers). Call with the lock held.
 inline std::string last_error() {
-    std::string text;
+    std::vector<std::string> all;
     H5Ewalk2(
         H5E_DEFAULT, H5E_WALK_DOWNWARD,
-        [](unsigned n, const H5E_error2_t* e, void* data) -> herr_t {
-            auto* out = static_cast<std::string*>(data);
-            if (e->desc != nullptr && e->desc[0] != '\0') {
-                if (!out->empty()) *out += "; ";
-                *out += e->desc;
+        [](unsigned, const H5E_error2_t* e, void* data) -> herr_t {
+            auto* out = static_cast<std::vector<std::string>*>(data);
+            if (e->desc != nullptr && e->desc[0] != '\0' && (out->empty() || out->back() != e->desc)) {
+                out->emplace_back(e->desc);
             }
-            return n >= 2 ? -1 : 0;  // the three innermost messages are enough
+            return 0;
         },
-        &text);
+        &all);
     H5Eclear2(H5E_DEFAULT);
+    std::string text;
+    for (std::size_t i = all.size() > 3 ? all.size() - 3 : 0; i < all.size(); ++i) {
+        if (!text.empty()) text += "; ";
+        text += all[i];
+    }
     return text;
 }
 

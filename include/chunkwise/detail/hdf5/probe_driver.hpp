@@ -24,8 +24,10 @@
 
 #include <cerrno>
 #include <cstddef>
+#include <cstdlib>
 #include <cstring>
 #include <new>
+#include <string>
 
 namespace chunkwise::h5::detail {
 
@@ -168,8 +170,37 @@ struct probe_driver {
         return c;
     }
 
-    /// The driver's id, registered on first use (again after an H5close). Call with the lock held.
+    /// Why the driver is not used ("" when it is): HDF5's driver interface (the H5FD_class_t
+    /// chunkwise fills in) is one this code was written for, the library loaded is of the series
+    /// compiled against (the struct's layout changes between series), and CHUNKWISE_HDF5_PROBE
+    /// is not `off`. Without the driver, chunk locations come from H5Dchunk_iter where HDF5 has
+    /// it, else reads go through H5Dread.
+    static const std::string& unused_because() {
+        static const std::string why = [] {
+            const char* env = std::getenv("CHUNKWISE_HDF5_PROBE");
+            if (env != nullptr && std::strcmp(env, "off") == 0) return std::string("CHUNKWISE_HDF5_PROBE=off");
+#if defined(H5FD_CLASS_VERSION)
+            if (H5FD_CLASS_VERSION != known_class_version)
+                return "HDF5's file driver interface is version " + std::to_string(H5FD_CLASS_VERSION) +
+                       ", not the one chunkwise knows (" + std::to_string(known_class_version) + ")";
+#endif
+            unsigned major = 0, minor = 0, release = 0;
+            H5get_libversion(&major, &minor, &release);
+            if (major != H5_VERS_MAJOR || minor != H5_VERS_MINOR)
+                return "HDF5 " + std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(release) +
+                       " is loaded, but chunkwise was compiled against " + std::to_string(H5_VERS_MAJOR) + "." +
+                       std::to_string(H5_VERS_MINOR) + "." + std::to_string(H5_VERS_RELEASE);
+            return std::string();
+        }();
+        return why;
+    }
+    /// The H5FD_class_t version the driver is written for (HDF5 1.14 to 2.x); 1.10 and 1.12 have none.
+    static constexpr int known_class_version = 0x01;
+
+    /// The driver's id, registered on first use (again after an H5close); negative where it is
+    /// not used (see unused_because). Call with the lock held.
     static hid_t id() {
+        if (!unused_because().empty()) return H5I_INVALID_HID;
         static hid_t registered = H5I_INVALID_HID;
         if (registered < 0 || H5Iis_valid(registered) <= 0) {
             registered = H5FDregister(&cls());

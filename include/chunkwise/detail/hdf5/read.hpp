@@ -74,12 +74,12 @@ void read_contiguous(const dataset_state& s, std::size_t row_begin, std::size_t 
 }
 
 /// True when chunkwise reads and decodes the stored bytes itself (pread, inflate, unshuffle):
-/// contiguous data inside the file, or chunks with only deflate and shuffle, in a file opened
-/// through the probe driver.
+/// contiguous data inside the file, or chunks with only deflate and shuffle whose locations it
+/// learns (through the probe driver, or from HDF5's listing of every chunk). Else H5Dread.
 inline bool reads_bytes_itself(const dataset_state& s) {
     if (!s.type.numeric) return false;
     if (s.layout == storage::contiguous) return s.contiguous_fd >= 0;
-    return s.layout == storage::chunked && s.decodable && s.probing;
+    return s.layout == storage::chunked && s.decodable && (s.probing || s.listed);
 }
 
 /// True when reads into T are wholly in the calling thread: chunkwise reads the bytes and the

@@ -4,8 +4,10 @@
 // pipeline with each filter's parameters, the file descriptor(s) the raw bytes are read from, and
 // the cache of chunk locations (file, address, stored size, filter mask) learnt through the probe
 // driver, once per chunk, under the library lock.
+#include <chunkwise/detail/hdf5/chunk_index.hpp>
 #include <chunkwise/detail/hdf5/header_check.hpp>
 #include <chunkwise/detail/hdf5/library.hpp>
+#include <chunkwise/detail/hdf5/names.hpp>
 #include <chunkwise/detail/hdf5/probe_driver.hpp>
 #include <chunkwise/detail/hdf5/types.hpp>
 #include <chunkwise/hdf5/error.hpp>
@@ -55,12 +57,6 @@ struct chunk_location {
 };
 
 
-inline std::string join(const std::vector<std::string>& parts) {
-    std::string s;
-    for (const auto& p : parts) s += (s.empty() ? "" : ", ") + p;
-    return s;
-}
-
 /// Product of v, or false on size_t overflow.
 inline bool checked_product(const std::vector<std::size_t>& v, std::size_t& out, std::size_t from = 0) {
     std::size_t p = 1;
@@ -69,6 +65,23 @@ inline bool checked_product(const std::vector<std::size_t>& v, std::size_t& out,
     }
     out = p;
     return true;
+}
+
+/// The probe driver's record of the file `object` lives in, or null where that file was opened
+/// through another driver. Valid while the object is open. Call with the lock held.
+inline const probe_file* probed_file_of(hid_t object) {
+    handle fid(H5Iget_file_id(object), H5Fclose);
+    if (!fid.valid()) return nullptr;
+    handle fapl(H5Fget_access_plist(fid.get()), H5Pclose);
+    void* vfd = nullptr;
+    const probe_file* f = nullptr;
+    if (fapl.valid() && H5Pget_driver(fapl.get()) == probe_driver::id() &&
+        H5Fget_vfd_handle(fid.get(), fapl.get(), &vfd) >= 0 && vfd != nullptr) {
+        // The driver hands out &probe_file::fd.
+        f = reinterpret_cast<const probe_file*>(static_cast<const char*>(vfd) - offsetof(probe_file, fd));
+    }
+    H5Eclear2(H5E_DEFAULT);
+    return f;
 }
 
 struct dataset_state {
@@ -88,6 +101,8 @@ struct dataset_state {
     std::vector<std::string> filter_names;
     bool decodable = false;  // every filter is one chunkwise decodes itself
     bool probing = false;    // the dataset's file is open through the probe driver
+    mutable bool listed = false;       // every stored chunk's location learnt in one pass (H5Dchunk_iter)
+    mutable bool listing_tried = false;
     haddr_t contiguous_address = HADDR_UNDEF;
     int contiguous_fd = -1;          // for pread of contiguous data
     bool storage_outside = false;    // contiguous data said to lie past the file's allocated space
@@ -127,22 +142,104 @@ struct dataset_state {
         return fd;
     }
 
-    /// Where chunk `linear` (row-major in the chunk grid) at element offset `offset` is. Learns it
-    /// through the probe driver the first time. Call with the lock held.
+    /// Where chunk `linear` (row-major in the chunk grid) at element offset `offset` is. The
+    /// first call lists every chunk in one pass where HDF5 can (then a chunk not listed was never
+    /// written); else each chunk is learnt through the probe driver the first time. Call with the
+    /// lock held.
     chunk_location locate(std::uint64_t linear, const hsize_t* offset) const {
+        if (!listing_tried) list_all();
         chunk_location* slot = nullptr;
         if (!pages.empty()) {
             auto& page = pages[static_cast<std::size_t>(linear / page_size)];
+            if (!page && listed) return chunk_location{chunk_location::kind::absent};
             if (!page) page = std::make_unique<chunk_location[]>(page_size);
             slot = &page[static_cast<std::size_t>(linear % page_size)];
             if (slot->state != chunk_location::kind::unknown) return *slot;
+            if (listed) return chunk_location{chunk_location::kind::absent};
         }
+        if (!probing) fail("chunk locations are unknown (no probe driver and no chunk listing)");
         chunk_location loc = probe(offset);
         if (slot != nullptr) *slot = loc;
         return loc;
     }
 
+    /// Lists every stored chunk (H5Dchunk_iter) into the cache, once, where HDF5 can and its
+    /// addresses give the bytes HDF5 reads; then `listed`. Call with the lock held.
+    void list_all() const {
+        listing_tried = true;
+        if (pages.empty() || !has_chunk_iter) return;
+        auto chunks = list_chunks(dset_h.get(), chunk, grid);
+        if (!chunks) return;
+        if (chunks->empty()) {
+            listed = true;  // nothing written yet: every chunk reads as the fill value
+            return;
+        }
+        const int fd = file_fd();
+        if (fd < 0) return;
+        std::vector<hsize_t> offset(dims.size());
+        auto offset_of = [&](std::uint64_t linear) {
+            for (std::size_t d = dims.size(); d-- > 0;) {
+                offset[d] = static_cast<hsize_t>(linear % grid[d]) * chunk[d];
+                linear /= grid[d];
+            }
+            return offset.data();
+        };
+        handle fid(H5Iget_file_id(dset_h.get()), H5Fclose);
+        const auto shift = listing_shift(dset_h.get(), fid.get(), fd, chunks->front(), offset_of(chunks->front().linear));
+        if (!shift) return;
+        // The listing walks the whole index, H5Dread looks each chunk up: in a damaged index the
+        // two can disagree. Used only where every listed chunk is found where it is listed (and,
+        // for up to 2^16 chunks, no other chunk is found).
+        std::vector<bool> seen(total_chunks <= (1u << 16) ? static_cast<std::size_t>(total_chunks) : 0);
+        for (const indexed_chunk& c : *chunks) {
+            hsize_t size = 0;
+            if (H5Dget_chunk_storage_size(dset_h.get(), offset_of(c.linear), &size) < 0 || size != c.size) {
+                H5Eclear2(H5E_DEFAULT);
+                return;
+            }
+            if (!seen.empty()) seen[static_cast<std::size_t>(c.linear)] = true;
+        }
+        for (std::size_t k = 0; k < seen.size(); ++k) {
+            hsize_t size = 0;
+            if (!seen[k] && H5Dget_chunk_storage_size(dset_h.get(), offset_of(k), &size) >= 0 && size > 0) return;
+            H5Eclear2(H5E_DEFAULT);
+        }
+        for (const indexed_chunk& c : *chunks) {
+            auto& page = pages[static_cast<std::size_t>(c.linear / page_size)];
+            if (!page) page = std::make_unique<chunk_location[]>(page_size);
+            page[static_cast<std::size_t>(c.linear % page_size)] =
+                chunk_location{chunk_location::kind::stored, c.mask, fd, c.address + *shift, c.size};
+        }
+        listed = true;
+    }
+
 private:
+    /// An fd (owned here) for the file the dataset lives in, or -1. Call with the lock held.
+    int file_fd() const {
+        if (const probe_file* f = probed_file_of(dset_h.get())) return fd_for(*f);
+        // Opened through HDF5's own driver: the file by the name HDF5 gives it.
+        handle fid(H5Iget_file_id(dset_h.get()), H5Fclose);
+        const ssize_t n = fid.valid() ? H5Fget_name(fid.get(), nullptr, 0) : -1;
+        if (n <= 0) return -1;
+        std::string name(static_cast<std::size_t>(n) + 1, '\0');
+        H5Fget_name(fid.get(), name.data(), name.size());
+        name.resize(static_cast<std::size_t>(n));
+        const int fd = ::open(name.c_str(), O_RDONLY | O_CLOEXEC);
+        struct stat st {};
+        if (fd < 0 || ::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+            if (fd >= 0) ::close(fd);
+            return -1;
+        }
+        for (const auto& e : files) {
+            if (e.first == std::pair<dev_t, ino_t>{st.st_dev, st.st_ino}) {
+                ::close(fd);
+                return e.second;
+            }
+        }
+        files.emplace_back(std::pair<dev_t, ino_t>{st.st_dev, st.st_ino}, fd);
+        return fd;
+    }
+
     chunk_location probe(const hsize_t* offset) const {
         chunk_location loc;
         probe_record rec;
@@ -151,7 +248,7 @@ private:
         herr_t rc = 0;
         {
             probe_scope scope(rec);
-            rc = H5Dread_chunk(dset_h.get(), H5P_DEFAULT, offset, &mask, unused);
+            rc = direct_read_chunk(dset_h.get(), offset, &mask, unused, std::numeric_limits<std::size_t>::max());
         }
         if (rc >= 0 && rec.reads == 1 && rec.file != nullptr && rec.address != HADDR_UNDEF) {
             loc.state = chunk_location::kind::stored;
@@ -162,12 +259,8 @@ private:
             return loc;
         }
         const std::string why = last_error();
-        // Never written? HDF5 1.10 answers "chunk storage is not allocated" (an error), later
-        // versions a size of 0.
-        hsize_t stored = 0;
-        const herr_t src = H5Dget_chunk_storage_size(dset_h.get(), offset, &stored);
-        const std::string size_error = src < 0 ? last_error() : std::string();
-        if (rc < 0 && ((src >= 0 && stored == 0) || size_error.find("not allocated") != std::string::npos)) {
+        // Never written? Asked of HDF5 (a stored size of 0, no address), not read from its messages.
+        if (rc < 0 && never_written(dset_h.get(), offset).value_or(false)) {
             loc.state = chunk_location::kind::absent;  // fill values
             return loc;
         }
@@ -180,37 +273,6 @@ private:
              (why.empty() ? std::string() : ": " + why));
     }
 };
-
-/// The probe driver's record of the file `object` lives in, or null where that file was opened
-/// through another driver. Valid while the object is open. Call with the lock held.
-inline const probe_file* probed_file_of(hid_t object) {
-    handle fid(H5Iget_file_id(object), H5Fclose);
-    if (!fid.valid()) return nullptr;
-    handle fapl(H5Fget_access_plist(fid.get()), H5Pclose);
-    void* vfd = nullptr;
-    const probe_file* f = nullptr;
-    if (fapl.valid() && H5Pget_driver(fapl.get()) == probe_driver::id() &&
-        H5Fget_vfd_handle(fid.get(), fapl.get(), &vfd) >= 0 && vfd != nullptr) {
-        // The driver hands out &probe_file::fd.
-        f = reinterpret_cast<const probe_file*>(static_cast<const char*>(vfd) - offsetof(probe_file, fd));
-    }
-    H5Eclear2(H5E_DEFAULT);
-    return f;
-}
-
-/// Names in a group, for "what does exist" messages. Call with the lock held.
-inline std::vector<std::string> group_members(hid_t file, const std::string& group) {
-    std::vector<std::string> names;
-    H5Literate_by_name(
-        file, group.c_str(), H5_INDEX_NAME, H5_ITER_INC, nullptr,
-        [](hid_t, const char* name, const H5L_info_t*, void* data) -> herr_t {
-            static_cast<std::vector<std::string>*>(data)->push_back(name);
-            return 0;
-        },
-        &names, H5P_DEFAULT);
-    H5Eclear2(H5E_DEFAULT);
-    return names;
-}
 
 /// Checks that s.path names a dataset; otherwise throws naming the nearest existing group and
 /// what it holds. Call with the lock held.
@@ -255,25 +317,6 @@ inline void check_dataset_path(const dataset_state& s) {
         if (last && kind != H5I_DATASET) s.fail("is not a dataset (a named datatype?)");
         if (!last && kind != H5I_GROUP) s.fail("'" + prefix + "' is not a group");
         walked = prefix;
-    }
-}
-
-inline std::string filter_name(int id) {
-    switch (id) {
-        case H5Z_FILTER_DEFLATE:
-            return "deflate";
-        case H5Z_FILTER_SHUFFLE:
-            return "shuffle";
-        case H5Z_FILTER_FLETCHER32:
-            return "fletcher32";
-        case H5Z_FILTER_SZIP:
-            return "szip";
-        case H5Z_FILTER_NBIT:
-            return "nbit";
-        case H5Z_FILTER_SCALEOFFSET:
-            return "scaleoffset";
-        default:
-            return "filter " + std::to_string(id);
     }
 }
 
@@ -441,6 +484,9 @@ inline std::shared_ptr<const dataset_state> open_dataset(const std::filesystem::
     s->dcpl_h = std::move(dcpl);
     if (s->layout == storage::chunked) {
         s->probing = probed_file_of(s->dset_h.get()) != nullptr;
+        // Without the probe driver, chunk locations come only from a listing: made now, so that
+        // decodes_in_worker can say which path reads serve.
+        if (!s->probing && s->decodable) s->list_all();
         // Whatever H5Dread reads gets a chunk cache that holds one row of chunks, not 1 MiB.
         std::size_t chunks_per_row = 1;
         for (std::size_t d = 1; d < s->dims.size(); ++d)
