@@ -2,7 +2,9 @@
 # Builds and runs every test: the developer build (tests, examples, docs and the Doxygen API
 # reference, package tests, benchmark smoke runs), then the suite under AddressSanitizer + UBSan,
 # then the threaded tests under ThreadSanitizer, then the HDF5 tests against Debian's parallel
-# HDF5 build (MPI-IO writes), then everything again built by clang with warnings as errors.
+# HDF5 build (MPI-IO writes), then against HDF5 1.14 and the newest 2.x built from Debian's source
+# packages (cmake/build-hdf5-release.sh: built once, cached; 2.x only where it can be fetched),
+# then everything again built by clang with warnings as errors.
 # Installs missing Debian packages first. Exits non-zero on any failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,12 +13,31 @@ bash cmake/install-debian-deps.sh test
 jobs=$(nproc)
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
-for preset in dev asan tsan parallel-hdf5 clang; do
+run_preset() {
+  cmake --preset "$1" >/dev/null
+  cmake --build --preset "$1" -j "$jobs"
+  ctest --preset "$1" -j "$jobs" 2>&1 | tee -a "$log"
+}
+for preset in dev asan tsan parallel-hdf5; do
   echo "=== chunkwise: $preset ==="
-  cmake --preset "$preset" >/dev/null
-  cmake --build --preset "$preset" -j "$jobs"
-  ctest --preset "$preset" -j "$jobs" 2>&1 | tee -a "$log"
+  run_preset "$preset"
 done
+for series in 1.14 2; do
+  echo "=== chunkwise: HDF5 $series.x from Debian's source package ==="
+  rc=0
+  root=$(bash cmake/build-hdf5-release.sh "$series" | tail -1) || rc=$?
+  if ((rc == 3)) && [[ "$series" != 1.14 ]]; then
+    echo "HDF5 $series.x: none can be fetched from Debian; skipped"
+    continue
+  elif ((rc != 0)); then
+    echo "HDF5 $series.x: cannot be built (exit $rc)"
+    exit 1
+  fi
+  echo "HDF5 $series.x: $root"
+  CHUNKWISE_TEST_HDF5_ROOT=$root CHUNKWISE_TEST_HDF5_SERIES=$series run_preset hdf5-release
+done
+echo "=== chunkwise: clang ==="
+run_preset clang
 
 # One closing line for all the runs.
 passed=0 failed=0
