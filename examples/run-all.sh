@@ -20,6 +20,10 @@ fi
 echo "  done: build/release"
 bin=build/release/examples
 
+echo "=== chunkwise-doctor: the HDF5, MPI, codecs and file system this machine really has ==="
+build/release/benchmarks/chunkwise-doctor "${TMPDIR:-/tmp}" || echo "(the doctor names each problem above with its fix)"
+echo
+
 echo "=== 01-blocks: partition, map_blocks, gather ==="
 "$bin/01-blocks"
 echo
