@@ -7,6 +7,7 @@
 #include <chunkwise/detail/hdf5/ragged_read.hpp>
 #include <chunkwise/detail/hdf5/read.hpp>
 #include <chunkwise/detail/hdf5/select.hpp>
+#include <chunkwise/detail/hdf5/open.hpp>
 #include <chunkwise/detail/hdf5/state.hpp>
 #include <chunkwise/detail/hdf5/xtensor.hpp>
 #include <chunkwise/hdf5/error.hpp>
