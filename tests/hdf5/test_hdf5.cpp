@@ -117,15 +117,18 @@ TEST_CASE("metadata: shape, chunks, type, filters, and which reads decode in the
     REQUIRE(ds.element_size() == 4);
     REQUIRE(ds.filters() == std::vector<std::string>{"shuffle", "deflate"});
     REQUIRE(ds.path() == "/a/b");
-    // Chunk locations come from the probe driver, or without it (CHUNKWISE_HDF5_PROBE=off: the
-    // test hdf5.noprobe) from HDF5's chunk listing where it has one; else H5Dread serves.
+    // Chunk locations come from the file's own chunk index (CHUNKWISE_HDF5_INDEX=off: the tests
+    // *.noindex), else the probe driver (CHUNKWISE_HDF5_PROBE=off: *.noprobe), else HDF5's chunk
+    // listing where it has one; else H5Dread serves.
+    const bool index = chunkwise::h5::detail::index_walk_unused_because().empty();
     const bool probe = chunkwise::h5::detail::probe_driver::unused_because().empty();
-    REQUIRE(ds.decodes_in_worker<float>() == (probe || chunkwise::h5::detail::has_chunk_iter));
-    REQUIRE(ds.decodes_in_worker<double>() == (probe || chunkwise::h5::detail::has_chunk_iter));
+    const bool located = index || probe || chunkwise::h5::detail::has_chunk_iter;
+    REQUIRE(ds.decodes_in_worker<float>() == located);
+    REQUIRE(ds.decodes_in_worker<double>() == located);
     REQUIRE_FALSE(ds.decodes_in_worker<std::int32_t>());  // float to int: H5Dread's conversion
     h5::dataset c(file, "/c");
     REQUIRE_FALSE(c.chunk_shape().has_value());
-    REQUIRE(c.decodes_in_worker<double>() == probe);
+    REQUIRE(c.decodes_in_worker<double>());  // contiguous: pread, with or without the probe driver
     h5::dataset f(file, "/f");
     REQUIRE(f.filters() == std::vector<std::string>{"fletcher32"});
     REQUIRE_FALSE(f.decodes_in_worker<float>());  // fletcher32: falls back to H5Dread

@@ -1,7 +1,8 @@
 // What chunkwise relies on in each HDF5 release, tested by name so that a release that changes it
 // fails here first: the file driver interface the probe driver fills in, the chunk listing
 // (H5Dchunk_iter) and its addresses in files with a user block, and reads without the probe
-// driver (CHUNKWISE_HDF5_PROBE=off: the test hdf5_releases.noprobe) that still equal H5Dread.
+// driver (CHUNKWISE_HDF5_PROBE=off: the test hdf5_releases.noprobe) or without the file's own
+// chunk index (CHUNKWISE_HDF5_INDEX=off: *.noindex, *.noprobe_noindex) that still equal H5Dread.
 #include "catch.hpp"
 #include "h5_compare.hpp"
 #include "h5_files.hpp"
@@ -18,6 +19,8 @@ namespace h5 = chunkwise::h5;
 namespace detail = chunkwise::h5::detail;
 
 namespace {
+
+bool index_on() { return detail::index_walk_unused_because().empty(); }
 
 bool probe_off() {
     const char* v = std::getenv("CHUNKWISE_HDF5_PROBE");
@@ -132,9 +135,10 @@ TEST_CASE("partly written datasets read as H5Dread reads them, on every path", "
             test::require_same_as_hdf5<double, 2>(file, name, H5T_NATIVE_DOUBLE);
             h5::dataset ds(file, name);
             REQUIRE(ds.read<float, 2>(block{0, ds.shape()[0] - 1, ds.shape()[0]})(0, 3) == -1.5f);
-            // Where the locations are learnt (probe driver or listing), the bytes are decoded in
-            // the worker; without either, H5Dread serves every read.
-            REQUIRE(ds.decodes_in_worker<float>() == (!probe_off() || detail::has_chunk_iter));
+            // Where the locations are learnt (the file's index, the probe driver or a listing),
+            // the bytes are decoded in the worker; without any, H5Dread serves every read.
+            REQUIRE(ds.decodes_in_worker<float>() ==
+                    (index_on() || !probe_off() || detail::has_chunk_iter));
         }
         REQUIRE(h5::dataset(file, "/gap").read<float, 2>(block{0, 0, 15})(10, 1) == 41 * 0.25f);
     }
@@ -148,6 +152,11 @@ TEST_CASE("a chunk listing that disagrees with HDF5's lookups is not used", "[hd
     make_partial(file, "/x", 30, true, {{0, 30}});
     h5::dataset ds(file, "/x");
     (void)ds.read<float, 2>(block{0, 0, 3});
-    REQUIRE(detail::dataset_access::state(ds).listed);  // an intact file: listed in one pass
+    // An intact file: its own index walked (the test *.noindex: listed in one pass).
+    if (index_on()) {
+        REQUIRE(detail::dataset_access::state(ds).index.usable());
+    } else {
+        REQUIRE(detail::dataset_access::state(ds).listed);
+    }
     std::filesystem::remove_all(dir);
 }

@@ -106,6 +106,7 @@ struct chunk_plan {
     std::vector<chunk_action> actions;
     bool direct = false;  // whole rows of T's own representation: bytes land in the output as they are
     bool mapped = false;  // unfiltered pieces copied from mappings of the file (a large output)
+    bool through_hdf5 = false;  // the chunks cannot be located here: H5Dread reads the box
     std::size_t ways = 0;     // chunks woven side by side (0: none)
     std::size_t inner = 0;    // elements per chunk row
     std::size_t out_row = 1;  // elements per output row
@@ -118,6 +119,39 @@ inline bool is_filtered(const dataset_state& s, const chunk_location& loc) {
         if (i >= 32 || (loc.mask & (1u << i)) == 0) return true;
     }
     return false;
+}
+
+/// Reads walked in the file's chunk index, process-wide (for tests).
+inline std::atomic<std::uint64_t>& index_walks() {
+    static std::atomic<std::uint64_t> n{0};
+    return n;
+}
+
+/// Fills p.locations (the chunks from p.c_lo to p.c_hi, row-major) from a walk of the file's
+/// chunk index in this thread: stored where the walk finds a chunk, absent elsewhere. False
+/// where the dataset has no index the reads can walk, or the walk finds what the format does not
+/// allow (then the caller asks HDF5).
+inline bool locate_from_index(const dataset_state& s, chunk_plan& p) {
+    if (!s.index.usable()) return false;
+    const std::size_t n = p.n;
+    std::vector<std::uint64_t> from(p.c_lo.begin(), p.c_lo.end()), to(p.c_hi.begin(), p.c_hi.end());
+    std::vector<std::size_t> stride(n);
+    stride[n - 1] = 1;
+    for (std::size_t d = n - 1; d > 0; --d) stride[d - 1] = stride[d] * (p.c_hi[d] - p.c_lo[d] + 1);
+    std::fill(p.locations.begin(), p.locations.end(), chunk_location{chunk_location::kind::absent});
+    btree_walk walk(s.index, from.data(), to.data());
+    const bool ok = walk.run([&](const std::uint64_t* at, std::uint64_t address, std::uint32_t size,
+                                 std::uint32_t mask) {
+        std::size_t k = 0;
+        for (std::size_t d = 0; d < n; ++d) {
+            if (at[d] < p.c_lo[d] || at[d] > p.c_hi[d]) return true;  // in the range, not in the box
+            k += static_cast<std::size_t>(at[d] - p.c_lo[d]) * stride[d];
+        }
+        p.locations[k] = chunk_location{chunk_location::kind::stored, mask, s.index.fd, address, size};
+        return true;
+    });
+    if (ok) index_walks().fetch_add(1, std::memory_order_relaxed);
+    return ok;
 }
 
 /// Plans the read of the box [lo, hi) into a T output: locates every chunk it touches (under one
@@ -144,14 +178,21 @@ chunk_plan plan_chunks(const dataset_state& s, const std::size_t* lo, const std:
     gstride[n - 1] = 1;
     for (std::size_t d = n - 1; d > 0; --d) gstride[d - 1] = gstride[d] * s.grid[d];
 
-    // Every chunk the box touches, row-major, located under one lock.
+    // Every chunk the box touches, row-major: from the file's chunk index in this thread where
+    // the dataset has one the reads can walk, else located under one lock.
     std::size_t touched = 1;
     for (std::size_t d = 0; d < n; ++d) touched *= p.c_hi[d] - p.c_lo[d] + 1;
     p.locations.resize(touched);
-    {
+    if (!locate_from_index(s, p)) {
+        std::fill(p.locations.begin(), p.locations.end(), chunk_location{});
         std::vector<hsize_t> hoff(n);
         std::vector<std::size_t> c = p.c_lo;
         library_lock lock;
+        if (!s.probing && !s.listing_tried) s.list_all();
+        if (!s.probing && !s.listed) {  // no way to learn locations here: HDF5 reads the box
+            p.through_hdf5 = true;
+            return p;
+        }
         for (std::size_t k = 0; k < touched; ++k) {
             std::uint64_t linear = 0;
             for (std::size_t d = 0; d < n; ++d) {
@@ -321,10 +362,17 @@ void run_plan(const dataset_state& s, const chunk_plan& p, T* out) {
 }
 
 /// The box [lo, hi) of a chunked dataset into out (extent hi - lo). Only where every filter is
-/// decodable and the dataset's file is open through the probe driver.
+/// decodable and the chunks can be located (the file's index, the probe driver or a listing).
 template <class T>
 void read_chunked(const dataset_state& s, const std::size_t* lo, const std::size_t* hi, T* out) {
-    run_plan<T>(s, plan_chunks<T>(s, lo, hi), out);
+    const chunk_plan p = plan_chunks<T>(s, lo, hi);
+    if (!p.through_hdf5) {
+        run_plan<T>(s, p, out);
+        return;
+    }
+    const std::size_t n = s.dims.size();
+    std::vector<std::size_t> zero(n, 0);
+    hdf5_read_box<T>(s, lo, hi, out, p.out_shape.data(), zero.data());
 }
 
 }  // namespace chunkwise::h5::detail

@@ -82,15 +82,18 @@ inline std::string layout_defect(const unsigned char* m, std::size_t size, const
     return {};
 }
 
-/// Walks the messages of the object header at `addr`; "" or what is wrong with its layout.
-inline std::string header_layout_defect(const header_reader& r, std::uint64_t addr) {
-    constexpr unsigned layout_type = 0x0008, continuation_type = 0x0010;
+/// Calls fn(type, body, size) for each message of the object header at `addr` (versions 1 and 2,
+/// continuation blocks followed) until fn returns true; false when nothing stopped the walk
+/// (the end, or a header this walk cannot read: bounded, it never throws).
+template <class Fn>
+bool for_each_message(const header_reader& r, std::uint64_t addr, Fn&& fn) {
+    constexpr unsigned continuation_type = 0x0010;
     std::vector<unsigned char> buf;
     struct block {
         std::uint64_t addr, length;
     };
     std::vector<block> todo;
-    if (!r.read(addr, 16, buf)) return {};
+    if (!r.read(addr, 16, buf)) return false;
     int version = 0;
     if (std::memcmp(buf.data(), "OHDR", 4) == 0) {
         version = 2;
@@ -98,24 +101,24 @@ inline std::string header_layout_defect(const header_reader& r, std::uint64_t ad
         std::size_t at = 6 + ((flags & 0x20) != 0 ? 16 : 0) + ((flags & 0x10) != 0 ? 4 : 0);
         const std::size_t width = std::size_t{1} << (flags & 3);
         std::vector<unsigned char> prefix;
-        if (!r.read(addr, at + width, prefix)) return {};
+        if (!r.read(addr, at + width, prefix)) return false;
         const std::uint64_t chunk0 = le(prefix.data() + at, width);
         todo.push_back({addr + at + width, chunk0});
     } else if (buf[0] == 1) {
         version = 1;
         todo.push_back({addr + 16, le(buf.data() + 8, 4)});
     } else {
-        return {};
+        return false;
     }
     for (std::size_t b = 0; b < todo.size() && b < 64; ++b) {
         std::uint64_t start = todo[b].addr, length = todo[b].length;
-        if (length > (std::uint64_t{1} << 24)) return {};  // implausible: leave it to HDF5
-        if (version == 2 && b > 0) {                       // continuation blocks: "OCHK", messages, checksum
-            if (length < 8) return {};
+        if (length > (std::uint64_t{1} << 24)) return false;  // implausible
+        if (version == 2 && b > 0) {                          // continuation blocks: "OCHK", messages, checksum
+            if (length < 8) return false;
             start += 4;
             length -= 8;
         }
-        if (!r.read(start, static_cast<std::size_t>(length), buf)) return {};
+        if (!r.read(start, static_cast<std::size_t>(length), buf)) return false;
         std::size_t at = 0;
         while (true) {
             unsigned type = 0;
@@ -133,14 +136,31 @@ inline std::string header_layout_defect(const header_reader& r, std::uint64_t ad
             }
             if (at + head + size > buf.size()) break;
             const unsigned char* body = buf.data() + at + head;
-            if (type == layout_type) return layout_defect(body, size, r);
+            if (fn(type, body, size)) return true;
             if (type == continuation_type && size >= r.addr_size() + r.len_size()) {
                 todo.push_back({le(body, r.addr_size()), le(body + r.addr_size(), r.len_size())});
             }
             at += head + size;
         }
     }
-    return {};
+    return false;
+}
+
+/// The dataset's layout message (type 0x0008) at object header `addr`; empty where none is found.
+inline std::vector<unsigned char> layout_message(const header_reader& r, std::uint64_t addr) {
+    std::vector<unsigned char> out;
+    for_each_message(r, addr, [&](unsigned type, const unsigned char* body, std::size_t size) {
+        if (type != 0x0008) return false;
+        out.assign(body, body + size);
+        return true;
+    });
+    return out;
+}
+
+/// Walks the messages of the object header at `addr`; "" or what is wrong with its layout.
+inline std::string header_layout_defect(const header_reader& r, std::uint64_t addr) {
+    const auto m = layout_message(r, addr);
+    return m.empty() ? std::string() : layout_defect(m.data(), m.size(), r);
 }
 
 /// The object header address, type and file number of the object at `path` (false if unknown).

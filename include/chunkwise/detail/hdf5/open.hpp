@@ -10,7 +10,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <limits>
 #include <memory>
@@ -64,6 +67,89 @@ inline void check_dataset_path(const dataset_state& s) {
         if (!last && kind != H5I_GROUP) s.fail("'" + prefix + "' is not a group");
         walked = prefix;
     }
+}
+
+/// "" when reads may walk the file's own chunk index, else why not (CHUNKWISE_HDF5_INDEX=off,
+/// read once).
+inline const std::string& index_walk_unused_because() {
+    static const std::string why = [] {
+        const char* env = std::getenv("CHUNKWISE_HDF5_INDEX");
+        return env != nullptr && std::strcmp(env, "off") == 0 ? std::string("CHUNKWISE_HDF5_INDEX=off") : std::string();
+    }();
+    return why;
+}
+
+/// Learns where the chunked dataset's v1 B-tree chunk index is (s.index), where it has one the
+/// reads can walk: the layout message read from the file the dataset lives in, then the first
+/// stored chunk the walk finds checked against HDF5 (its stored size, and its bytes where HDF5
+/// reads them). Leaves s.index unusable otherwise. Call with the lock held.
+inline void learn_btree_index(dataset_state& s) {
+    if (!index_walk_unused_because().empty() || s.dims.empty()) return;
+    const hid_t dset = s.dset_h.get();
+    haddr_t header = HADDR_UNDEF;
+    H5O_type_t type = H5O_TYPE_UNKNOWN;
+    unsigned long fileno = 0;
+    if (!object_address(dset, ".", header, type, fileno) || header == HADDR_UNDEF || type != H5O_TYPE_DATASET) return;
+    handle fid(H5Iget_file_id(dset), H5Fclose);
+    handle fcpl(fid.valid() ? H5Fget_create_plist(fid.get()) : H5I_INVALID_HID, H5Pclose);
+    std::size_t sizeof_addr = 0, sizeof_size = 0;
+    hsize_t userblock = 0;
+    unsigned ik = 0;
+    haddr_t eoa = HADDR_UNDEF;
+    const bool known = fcpl.valid() && H5Pget_sizes(fcpl.get(), &sizeof_addr, &sizeof_size) >= 0 &&
+                       H5Pget_userblock(fcpl.get(), &userblock) >= 0 && H5Pget_istore_k(fcpl.get(), &ik) >= 0;
+    H5Eclear2(H5E_DEFAULT);
+    if (!known || sizeof_addr < 2 || sizeof_addr > 8 || sizeof_size < 2 || sizeof_size > 8 || ik == 0 ||
+        ik > (1u << 15)) {
+        return;
+    }
+    // The end of the allocated space, relative: from the probe driver (which keeps it as a file
+    // offset), else from HDF5.
+    const probe_file* pf = probed_file_of(dset);
+    if (pf != nullptr) {
+        if (pf->eoa < userblock) return;
+        eoa = pf->eoa - userblock;
+    } else if (H5Fget_eoa(fid.get(), &eoa) < 0 || eoa == HADDR_UNDEF) {
+        H5Eclear2(H5E_DEFAULT);
+        return;
+    }
+    const int fd = pf != nullptr ? s.fd_for(*pf) : s.file_fd();
+    if (fd < 0) return;
+    btree_index ix;
+    ix.fd = fd;
+    ix.base = userblock;
+    ix.eoa = eoa;
+    ix.addr_size = static_cast<unsigned>(sizeof_addr);
+    ix.max_entries = 2 * ik;
+    const header_reader r(fd, userblock, static_cast<unsigned>(sizeof_addr), static_cast<unsigned>(sizeof_size));
+    if (!read_btree_layout(layout_message(r, header), s.chunk, ix)) return;
+
+    // The first stored chunk, as the walk finds it and as HDF5 reads it.
+    const std::size_t n = s.dims.size();
+    std::vector<std::uint64_t> from(n, 0), to(n);
+    for (std::size_t d = 0; d < n; ++d) to[d] = s.grid[d] == 0 ? 0 : s.grid[d] - 1;
+    bool any = false;
+    indexed_chunk first;
+    std::vector<hsize_t> offset(n);
+    btree_walk walk(ix, from.data(), to.data());
+    const bool walked = walk.run([&](const std::uint64_t* at, std::uint64_t address, std::uint32_t size,
+                                     std::uint32_t mask) {
+        any = true;
+        first = indexed_chunk{0, address, size, mask};
+        for (std::size_t d = 0; d < n; ++d) offset[d] = static_cast<hsize_t>(at[d] * s.chunk[d]);
+        return false;
+    });
+    if (!walked) return;
+    if (any) {
+        hsize_t stored = 0;
+        if (H5Dget_chunk_storage_size(dset, offset.data(), &stored) < 0 || stored != first.size) {
+            H5Eclear2(H5E_DEFAULT);
+            return;
+        }
+        const auto shift = listing_shift(dset, fid.get(), fd, first, offset.data());
+        if (!shift || *shift != 0) return;
+    }
+    s.index = std::move(ix);
 }
 
 inline std::shared_ptr<const dataset_state> open_dataset(const std::filesystem::path& file, const std::string& path) {
@@ -230,9 +316,11 @@ inline std::shared_ptr<const dataset_state> open_dataset(const std::filesystem::
     s->dcpl_h = std::move(dcpl);
     if (s->layout == storage::chunked) {
         s->probing = probed_file_of(s->dset_h.get()) != nullptr;
-        // Without the probe driver, chunk locations come only from a listing: made now, so that
-        // decodes_in_worker can say which path reads serve.
-        if (!s->probing && s->decodable) s->list_all();
+        // Chunk locations from the file's own index where the reads can walk it; else (without
+        // the probe driver) from a listing made now, so that decodes_in_worker can say which
+        // path reads serve.
+        learn_btree_index(*s);
+        if (!s->index.usable() && !s->probing && s->decodable) s->list_all();
         // Whatever H5Dread reads gets a chunk cache that holds one row of chunks, not 1 MiB.
         std::size_t chunks_per_row = 1;
         for (std::size_t d = 1; d < s->dims.size(); ++d)
@@ -252,10 +340,30 @@ inline std::shared_ptr<const dataset_state> open_dataset(const std::filesystem::
         // where HDF5 itself would read these bytes without complaint (inside its allocated space).
         // Data said to lie outside it is corrupted: H5Dread then fails or not depending on what
         // was read before, so chunkwise refuses every read of it.
+        // Without the probe driver: the file by the name HDF5 gives it, and HDF5's end of the
+        // allocated space (relative to the user block, as H5Dget_offset is not).
+        haddr_t eoa = HADDR_UNDEF;
+        int fd = -1;
         if (const probe_file* f = probed_file_of(s->dset_h.get())) {
-            const bool inside = s->contiguous_address <= f->eoa && total_bytes <= f->eoa - s->contiguous_address;
+            eoa = f->eoa;
+            fd = f->fd;
+        } else {
+            handle fid(H5Iget_file_id(s->dset_h.get()), H5Fclose);
+            handle fcpl(fid.valid() ? H5Fget_create_plist(fid.get()) : H5I_INVALID_HID, H5Pclose);
+            hsize_t userblock = 0;
+            if (fcpl.valid() && H5Pget_userblock(fcpl.get(), &userblock) >= 0 && H5Fget_eoa(fid.get(), &eoa) >= 0 &&
+                eoa != HADDR_UNDEF && eoa <= std::numeric_limits<haddr_t>::max() - userblock) {
+                eoa += userblock;
+                fd = s->file_fd();
+            } else {
+                eoa = HADDR_UNDEF;
+            }
+            H5Eclear2(H5E_DEFAULT);
+        }
+        if (eoa != HADDR_UNDEF && fd >= 0) {
+            const bool inside = s->contiguous_address <= eoa && total_bytes <= eoa - s->contiguous_address;
             s->storage_outside = !inside;
-            if (inside) s->contiguous_fd = ::fcntl(f->fd, F_DUPFD_CLOEXEC, 0);
+            if (inside) s->contiguous_fd = ::fcntl(fd, F_DUPFD_CLOEXEC, 0);
         }
     }
     return s;

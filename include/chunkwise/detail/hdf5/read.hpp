@@ -3,8 +3,9 @@
 // it can, and leaves to HDF5 only what HDF5 must do:
 //
 // - contiguous data: pread of the rows from the file the dataset lives in;
-// - chunks with no filters, deflate and shuffle: their locations are looked up under the lock
-//   (one H5Dread_chunk probe per chunk, then cached), their bytes read with pread and decoded
+// - chunks with no filters, deflate and shuffle: their locations read from the file's own chunk
+//   index by the reading thread (btree_index.hpp), or else looked up under the lock (one
+//   H5Dread_chunk probe per chunk, then cached), their bytes read with pread and decoded
 //   (inflate, unshuffle, every decoded size checked) outside it; unfiltered chunks of T's own
 //   representation that hold whole rows go straight into the output;
 // - values are converted to T in the calling thread where the conversion is exact (same type or
@@ -75,11 +76,12 @@ void read_contiguous(const dataset_state& s, std::size_t row_begin, std::size_t 
 
 /// True when chunkwise reads and decodes the stored bytes itself (pread, inflate, unshuffle):
 /// contiguous data inside the file, or chunks with only deflate and shuffle whose locations it
-/// learns (through the probe driver, or from HDF5's listing of every chunk). Else H5Dread.
+/// learns (from the file's chunk index, through the probe driver, or from HDF5's listing of every
+/// chunk). Else H5Dread.
 inline bool reads_bytes_itself(const dataset_state& s) {
     if (!s.type.numeric) return false;
     if (s.layout == storage::contiguous) return s.contiguous_fd >= 0;
-    return s.layout == storage::chunked && s.decodable && (s.probing || s.listed);
+    return s.layout == storage::chunked && s.decodable && (s.index.usable() || s.probing || s.listed);
 }
 
 /// True when reads into T are wholly in the calling thread: chunkwise reads the bytes and the

@@ -4,6 +4,7 @@
 // pipeline with each filter's parameters, the file descriptor(s) the raw bytes are read from, and
 // the cache of chunk locations (file, address, stored size, filter mask) learnt through the probe
 // driver, once per chunk, under the library lock.
+#include <chunkwise/detail/hdf5/btree_index.hpp>
 #include <chunkwise/detail/hdf5/chunk_index.hpp>
 #include <chunkwise/detail/hdf5/header_check.hpp>
 #include <chunkwise/detail/hdf5/library.hpp>
@@ -101,6 +102,7 @@ struct dataset_state {
     std::vector<std::string> filter_names;
     bool decodable = false;  // every filter is one chunkwise decodes itself
     bool probing = false;    // the dataset's file is open through the probe driver
+    btree_index index;                 // the file's own chunk index, walked by each read (no lock)
     mutable bool listed = false;       // every stored chunk's location learnt in one pass (H5Dchunk_iter)
     mutable bool listing_tried = false;
     haddr_t contiguous_address = HADDR_UNDEF;
@@ -213,7 +215,6 @@ struct dataset_state {
         listed = true;
     }
 
-private:
     /// An fd (owned here) for the file the dataset lives in, or -1. Call with the lock held.
     int file_fd() const {
         if (const probe_file* f = probed_file_of(dset_h.get())) return fd_for(*f);
@@ -240,6 +241,7 @@ private:
         return fd;
     }
 
+private:
     chunk_location probe(const hsize_t* offset) const {
         chunk_location loc;
         probe_record rec;
