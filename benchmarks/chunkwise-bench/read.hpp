@@ -6,21 +6,29 @@
 //                        [--block-mib 4] [--big-block-mib 128] [--json]
 //
 // Prints, in seconds (R rounds after one warm-up round, each reader once per round in the order
-// below, the best round of each; page cache warm):
+// below, the best round of each; page cache warm), with the CPU (model, L3) they were measured on:
 //   cat        read(2) of the whole file through a 1 MiB buffer
+//   floor      the pread floor (floor.hpp): the same stored bytes chunkwise reads, at the same file
+//              offsets, with plain pread into buffers allocated and touched once, at each thread
+//              count with 4 MiB blocks and at 1 thread with 128 MiB blocks
 //   inflate    (deflate-filtered files) libdeflate inflate of every chunk alone, from memory, 1 thread
 //   c_loop     the same RMSD with plain HDF5: H5Dread of each chunk's frames (contiguous: of each
 //              block's frames) into one reused buffer, 1 thread
 //   chunkwise  map_blocks over h5::partition(ds, block_bytes{4 MiB}) read into read_buffers, at each
-//              thread count; and 1 thread with 128 MiB blocks; and the same two reads without the
-//              RMSD (the read alone)
+//              thread count; and 1 thread with 128 MiB blocks; and the same reads without the RMSD
+//              (the read alone), each also as "x of floor"
+//   lock       of the read alone at each thread count: seconds waiting for and holding a lock of
+//              the read path, their share of the read time, and the Amdahl bound the held share
+//              implies at 16, 64 and 1024 workers
 //   peak RSS   of the chunkwise pass at the most threads (VmHWM, reset before the pass), with
 //              its bound workers x (block + 2 chunks) + 64 MiB; and the RSS after the pass
 // --json adds one line "json {...}" with every figure (benchmarks/read-layouts.py reads it).
 #include "../common/cli.hpp"
+#include "floor.hpp"
 #include "h5md.hpp"
 #include "rmsd_workload.hpp"
 
+#include <chunkwise/bench/machine.hpp>
 #include <chunkwise/chunkwise.hpp>
 #include <chunkwise/hdf5.hpp>
 
@@ -254,6 +262,21 @@ std::vector<double> chunkwise_pass(const bench_rmsd::rmsd_workload& w, Policy& p
     return out;
 }
 
+/// The lock of the read path in one pass: seconds waiting and holding, of the read seconds.
+struct lock_figures {
+    double read = 0, held = 0, wait = 0;
+    /// The Amdahl bound on the speedup at `n` workers implied by the held share (serial: only one
+    /// reader holds the lock at a time).
+    [[nodiscard]] double bound(double n) const {
+        const double f = read > 0 ? held / read : 0;
+        return 1.0 / (f + (1 - f) / n);
+    }
+    [[nodiscard]] static lock_figures of(const chunkwise::run_stats& st) {
+        const auto sum = chunkwise::summarize(st);
+        return lock_figures{sum.total_read, sum.total_lock_held, sum.total_lock_wait};
+    }
+};
+
 inline int cmd_read(int argc, char** argv) {
     bench_cli::args a(argc, argv, 2, {"file", "dataset", "threads", "repeats", "every", "block-mib", "big-block-mib"},
                       {"json"});
@@ -264,6 +287,8 @@ inline int cmd_read(int argc, char** argv) {
     const std::size_t block = a.count("block-mib", 4, 1) << 20, big = a.count("big-block-mib", 128, 1) << 20;
     const std::size_t most = *std::max_element(threads.begin(), threads.end());
     if (!std::filesystem::is_regular_file(file)) throw std::invalid_argument("--file: no file " + file.string());
+    if (std::find(threads.begin(), threads.end(), std::size_t{1}) == threads.end())
+        throw std::invalid_argument("--threads: must include 1 (the figures are against 1 thread)");
 
     // The stored chunks for the inflate floor, with plain HDF5 before chunkwise opens the file.
     std::vector<std::string> raw;
@@ -275,6 +300,9 @@ inline int cmd_read(int argc, char** argv) {
     if (per_read == 0) per_read = std::max<std::size_t>(1, block / frame_bytes);  // contiguous: a block's frames
 
     bench_rmsd::rmsd_workload small(file, path, every, block), large(file, path, every, big);
+    bench_floor::floor_reader floor_small(file, path, small.block_list()), floor_big(file, path, large.block_list());
+    for (std::size_t n : threads) floor_small.prepare(n);
+    floor_big.prepare(1);
     std::vector<std::unique_ptr<chunkwise::thread_policy>> pools;
     for (std::size_t n : threads) pools.push_back(std::make_unique<chunkwise::thread_policy>(n));
     chunkwise::thread_policy one(1);  // the calling thread alone: no pool thread
@@ -285,23 +313,42 @@ inline int cmd_read(int argc, char** argv) {
     round_robin rounds;
     const std::size_t i_cat = rounds.add([&] { cat_file(file); });
     const std::size_t i_inflate = plain.deflate ? rounds.add([&] { inflate_all(raw, plain.chunk_bytes); }) : 0;
+    std::vector<std::size_t> i_floor;
+    for (std::size_t n : threads) i_floor.push_back(rounds.add([&, n] { floor_small.pass(n); }));
+    const std::size_t i_floor_big = rounds.add([&] { floor_big.pass(1); });
     const std::size_t i_c = rounds.add([&] { c_values = plain_hdf5::rmsd(file, path, every, per_read); });
-    std::vector<std::size_t> i_cw;
+    std::vector<std::size_t> i_cw, i_alone;
     for (std::size_t k = 0; k < threads.size(); ++k) {
         i_cw.push_back(rounds.add([&, k] { cw_values = chunkwise_pass(small, *pools[k]); }));
     }
     const std::size_t i_big = rounds.add([&] { (void)chunkwise_pass(large, one); });
-    const std::size_t i_read_small = rounds.add([&] { (void)chunkwise::gather(one, small.read_only(one)); });
+    for (std::size_t k = 0; k < threads.size(); ++k) {
+        i_alone.push_back(rounds.add([&, k] {
+            (void)chunkwise::gather(threads[k] == 1 ? one : *pools[k], small.read_only(threads[k] == 1 ? one : *pools[k]));
+        }));
+    }
     const std::size_t i_read_big = rounds.add([&] { (void)chunkwise::gather(one, large.read_only(one)); });
     rounds.run(repeats);
     std::vector<std::string>().swap(raw);
     const double cat = rounds.best(i_cat), c_loop = rounds.best(i_c);
     const double inflate = plain.deflate ? rounds.best(i_inflate) : std::nan("");
-    std::vector<double> cw_seconds;
+    std::vector<double> cw_seconds, alone, floor_seconds;
     for (std::size_t i : i_cw) cw_seconds.push_back(rounds.best(i));
-    const double big_seconds = rounds.best(i_big), read_small = rounds.best(i_read_small),
-                 read_big = rounds.best(i_read_big);
+    for (std::size_t i : i_alone) alone.push_back(rounds.best(i));
+    for (std::size_t i : i_floor) floor_seconds.push_back(rounds.best(i));
+    const double big_seconds = rounds.best(i_big), read_big = rounds.best(i_read_big),
+                 floor_big_seconds = rounds.best(i_floor_big);
+    const std::size_t k1 = static_cast<std::size_t>(std::find(threads.begin(), threads.end(), 1) - threads.begin());
+    // The lock of the read path, one more pass of the read alone at each thread count.
+    std::vector<lock_figures> locks;
+    for (std::size_t k = 0; k < threads.size(); ++k) {
+        auto& policy = threads[k] == 1 ? one : *pools[k];
+        auto partial = small.read_only(policy);
+        locks.push_back(lock_figures::of(partial.stats()));
+    }
     pools.clear();
+    floor_small.release();
+    floor_big.release();
 
     double peak = 0, bound = 0, after = 0;
     const double before_big = status_mib("VmRSS");
@@ -316,11 +363,7 @@ inline int cmd_read(int argc, char** argv) {
     after = status_mib("VmRSS");
     // The largest block of the big partition, and 2 stored chunks.
     std::size_t largest = 0;
-    {
-        const auto blocks =
-            chunkwise::h5::partition(chunkwise::h5::dataset(file, path), chunkwise::h5::block_bytes{big});
-        for (const auto& b : blocks) largest = std::max(largest, b.size() * frame_bytes);
-    }
+    for (const auto& b : large.block_list()) largest = std::max(largest, b.size() * frame_bytes);
     const double chunk_mib = static_cast<double>(plain.chunk_bytes) / (1 << 20);
     bound = static_cast<double>(most) * (static_cast<double>(largest) / (1 << 20) + 2 * chunk_mib) + 64;
 
@@ -335,31 +378,68 @@ inline int cmd_read(int argc, char** argv) {
                      std::to_string(plain.chunk[2]) + ")" + (plain.shuffle ? " + shuffle" : "") +
                      (plain.deflate ? " + deflate" : "");
     }
+    const auto machine = chunkwise::bench::machine_info::here();
+    const auto plural = [](std::size_t n) { return n == 1 ? "" : "s"; };
     std::printf("# %s: %llu frames x %llu atoms x 3 float32, %s; best of %zu, page cache warm\n", file.c_str(),
                 static_cast<unsigned long long>(plain.dims[0]), static_cast<unsigned long long>(plain.dims[1]),
                 chunk_text.c_str(), repeats);
-    std::printf("%-44s %9.3f s\n", "cat (read(2), 1 MiB buffer)", cat);
+    std::printf("# CPU: %s\n", machine.text().c_str());
+    std::printf("%-46s %9.4f s\n", "cat (read(2), 1 MiB buffer)", cat);
+    char label[96];
+    for (std::size_t i = 0; i < threads.size(); ++i) {
+        std::snprintf(label, sizeof label, "pread floor, %zu thread%s, %zu MiB blocks", threads[i], plural(threads[i]),
+                      block >> 20);
+        std::printf("%-46s %9.4f s  (%.2fx of 1 thread)\n", label, floor_seconds[i],
+                    floor_seconds[k1] / floor_seconds[i]);
+    }
+    std::snprintf(label, sizeof label, "pread floor, 1 thread, %zu MiB blocks", big >> 20);
+    std::printf("%-46s %9.4f s  (%.2fx of %zu MiB blocks)\n", label, floor_big_seconds,
+                floor_big_seconds / floor_seconds[k1], block >> 20);
     if (plain.deflate) {
-        std::printf("%-44s %9.3f s  (%.0f MiB stored)\n",
+        std::printf("%-46s %9.4f s  (%.0f MiB stored)\n",
                     (std::string(inflater_name()) + " inflate alone, 1 thread").c_str(), inflate,
                     static_cast<double>(raw_bytes) / (1 << 20));
     }
-    std::printf("%-44s %9.3f s  (H5Dread of %zu frames at a time)\n", "HDF5 C loop, 1 thread", c_loop, per_read);
+    std::printf("%-46s %9.4f s  (H5Dread of %zu frames at a time)\n", "HDF5 C loop, 1 thread", c_loop, per_read);
     for (std::size_t i = 0; i < threads.size(); ++i) {
-        char label[64];
-        std::snprintf(label, sizeof label, "chunkwise, %zu thread%s, %zu MiB blocks", threads[i],
-                      threads[i] == 1 ? "" : "s", block >> 20);
-        std::printf("%-44s %9.3f s  (%.2fx of the C loop, %.2fx of 1 thread)\n", label, cw_seconds[i],
-                    cw_seconds[i] / c_loop, cw_seconds[0] * static_cast<double>(threads[0]) / cw_seconds[i]);
+        std::snprintf(label, sizeof label, "chunkwise, %zu thread%s, %zu MiB blocks", threads[i], plural(threads[i]),
+                      block >> 20);
+        std::printf("%-46s %9.4f s  (%.2fx of the C loop, %.2fx of 1 thread)\n", label, cw_seconds[i],
+                    cw_seconds[i] / c_loop, cw_seconds[k1] / cw_seconds[i]);
     }
-    char label[64];
     std::snprintf(label, sizeof label, "chunkwise, 1 thread, %zu MiB blocks", big >> 20);
-    std::printf("%-44s %9.3f s  (%.2fx of %zu MiB blocks)\n", label, big_seconds, big_seconds / cw_seconds[0],
+    std::printf("%-46s %9.4f s  (%.2fx of %zu MiB blocks)\n", label, big_seconds, big_seconds / cw_seconds[k1],
                 block >> 20);
-    std::snprintf(label, sizeof label, "  the read alone, %zu MiB blocks", block >> 20);
-    std::printf("%-44s %9.3f s\n", label, read_small);
-    std::snprintf(label, sizeof label, "  the read alone, %zu MiB blocks", big >> 20);
-    std::printf("%-44s %9.3f s  (%.2fx of %zu MiB blocks)\n", label, read_big, read_big / read_small, block >> 20);
+    for (std::size_t i = 0; i < threads.size(); ++i) {
+        std::snprintf(label, sizeof label, "  the read alone, %zu thread%s, %zu MiB blocks", threads[i],
+                      plural(threads[i]), block >> 20);
+        std::printf("%-46s %9.4f s  (%.2fx of the floor; %.2fx of 1 thread, the floor %.2fx)\n", label, alone[i],
+                    alone[i] / floor_seconds[i], alone[k1] / alone[i], floor_seconds[k1] / floor_seconds[i]);
+    }
+    std::snprintf(label, sizeof label, "  the read alone, 1 thread, %zu MiB blocks", big >> 20);
+    std::printf("%-46s %9.4f s  (%.2fx of the floor; %.2fx of %zu MiB blocks, the floor %.2fx)\n", label, read_big,
+                read_big / floor_big_seconds, read_big / alone[k1], block >> 20,
+                floor_big_seconds / floor_seconds[k1]);
+    {
+        const auto& m = chunkwise::h5::detail::map_setting::get();
+        const auto choice = m.choice.load();
+        const char* how = choice == chunkwise::h5::detail::copy_choice::mapped ? "mapped copies" : "pread";
+        if (m.measured_pread_ns.load() > 0) {
+            std::printf("  blocks of %zu MiB or more copied by %s (measured on the first: pread %.3f ms, mapped %.3f ms)\n",
+                        m.min_bytes.load() >> 20, how, static_cast<double>(m.measured_pread_ns.load()) / 1e6,
+                        static_cast<double>(m.measured_mapped_ns.load()) / 1e6);
+        } else {
+            std::printf("  large blocks copied by %s (CHUNKWISE_HDF5_MMAP)\n", how);
+        }
+    }
+    for (std::size_t i = 0; i < threads.size(); ++i) {
+        const lock_figures& l = locks[i];
+        std::printf(
+            "lock of the read path, %zu thread%s: held %.5f s, waited %.5f s of %.4f s read (%.2f%% held): Amdahl "
+            "bound S(16) %.1f, S(64) %.1f, S(1024) %.0f\n",
+            threads[i], plural(threads[i]), l.held, l.wait, l.read, l.read > 0 ? 100 * l.held / l.read : 0.0,
+            l.bound(16), l.bound(64), l.bound(1024));
+    }
     if (have_peak) {
         std::printf(
             "peak RSS of a %zu-thread pass of %zu MiB blocks: %.0f MiB (bound %.0f MiB); RSS %.0f MiB before, %.0f MiB "
@@ -369,20 +449,32 @@ inline int cmd_read(int argc, char** argv) {
     std::printf("same RMSD values as the C loop: %s\n",
                 same ? "yes, bit for bit" : ("NO, max difference " + std::to_string(diff)).c_str());
     if (a.flag("json")) {
+        const auto list = [](const std::vector<double>& v) {
+            std::string t = "[";
+            for (std::size_t i = 0; i < v.size(); ++i) t += (i ? ", " : "") + std::to_string(v[i]);
+            return t + "]";
+        };
+        std::vector<double> held, wait, read;
+        for (const auto& l : locks) {
+            held.push_back(l.held);
+            wait.push_back(l.wait);
+            read.push_back(l.read);
+        }
+        std::vector<double> threads_d(threads.begin(), threads.end());
         std::printf(
-            "json {\"file\": \"%s\", \"layout\": \"%s\", \"cat\": %.6f, \"inflate\": %s, \"c_loop\": %.6f, "
-            "\"threads\": [",
-            file.filename().c_str(), chunk_text.c_str(), cat, plain.deflate ? std::to_string(inflate).c_str() : "null",
-            c_loop);
-        for (std::size_t i = 0; i < threads.size(); ++i) std::printf("%s%zu", i ? ", " : "", threads[i]);
-        std::printf("], \"chunkwise\": [");
-        for (std::size_t i = 0; i < threads.size(); ++i) std::printf("%s%.6f", i ? ", " : "", cw_seconds[i]);
+            "json {\"file\": \"%s\", \"layout\": \"%s\", \"cpu\": \"%s\", \"cat\": %.6f, \"inflate\": %s, "
+            "\"c_loop\": %.6f, \"threads\": %s, \"floor\": %s, \"floor_big\": %.6f, \"chunkwise\": %s, "
+            "\"read_alone_threads\": %s, \"lock_held\": %s, \"lock_wait\": %s, \"lock_read\": %s, ",
+            file.filename().c_str(), chunk_text.c_str(), machine.text().c_str(), cat,
+            plain.deflate ? std::to_string(inflate).c_str() : "null", c_loop, list(threads_d).c_str(),
+            list(floor_seconds).c_str(), floor_big_seconds, list(cw_seconds).c_str(), list(alone).c_str(),
+            list(held).c_str(), list(wait).c_str(), list(read).c_str());
         std::printf(
-            "], \"block_mib\": %zu, \"big_block_mib\": %zu, \"big_block\": %.6f, \"peak_rss_mib\": %s, "
+            "\"block_mib\": %zu, \"big_block_mib\": %zu, \"big_block\": %.6f, \"peak_rss_mib\": %s, "
             "\"rss_bound_mib\": %.1f, \"rss_after_mib\": %.1f, \"same_values\": %s, \"read_alone\": %.6f, "
             "\"read_alone_big\": %.6f}\n",
             block >> 20, big >> 20, big_seconds, have_peak ? std::to_string(peak).c_str() : "null", bound, after,
-            same ? "true" : "false", read_small, read_big);
+            same ? "true" : "false", alone[k1], read_big);
     }
     return same ? 0 : 1;
 }

@@ -48,6 +48,7 @@ public:
     [[nodiscard]] std::size_t frames() const { return ds_.shape()[0]; }
     [[nodiscard]] std::size_t selected() const { return selection_.size(); }
     [[nodiscard]] std::size_t blocks() const { return blocks_.size(); }
+    [[nodiscard]] const std::vector<chunkwise::block>& block_list() const { return blocks_; }
 
     template <class Policy>
     auto run(Policy& policy) const {

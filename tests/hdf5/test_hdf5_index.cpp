@@ -130,12 +130,19 @@ void write_index_samples(const std::filesystem::path& file, bool userblock) {
     if (userblock) H5Pset_userblock(fcpl, 1024);
     const hid_t f = H5Fcreate(file.c_str(), H5F_ACC_TRUNC, fcpl, H5P_DEFAULT);
     REQUIRE(f >= 0);
-    write_chunks(f, "/in_order", {3000}, {3}, shuffled(1000, 1, 1000), false);  // 1-d: keys compared apart
+    write_chunks(f, "/shuffled", {3000}, {3}, shuffled(1000, 1, 1000), false);  // 1-d: keys compared apart
     std::vector<std::size_t> in_order(1000);
     std::iota(in_order.begin(), in_order.end(), 0);
     write_chunks(f, "/sequential", {3000}, {3}, in_order, false);
     write_chunks(f, "/grid", {90, 40}, {2, 3}, shuffled(45 * 14, 2, 45 * 14), true);  // levels, deflate
     write_chunks(f, "/partial", {90, 40}, {2, 3}, shuffled(45 * 14, 3, 200), false);  // chunks never written
+    // Whole-row chunks: read straight into the output, those that follow each other in the file
+    // in one read (in order), or one by one (out of order).
+    std::vector<std::size_t> rows_in_order(23);
+    std::iota(rows_in_order.begin(), rows_in_order.end(), 0);
+    write_chunks(f, "/rows", {90, 40}, {4, 40}, rows_in_order, false);
+    write_chunks(f, "/rows_shuffled", {90, 40}, {4, 40}, shuffled(23, 7, 23), false);
+    write_chunks(f, "/rows_gaps", {90, 40}, {4, 40}, shuffled(23, 8, 15), false);
     write_chunks(f, "/one", {5, 4}, {5, 4}, {0}, false);
     write_chunks(f, "/none", {10, 4}, {5, 4}, {}, false);
     write_chunks(f, "/deep", {5000}, {1}, shuffled(5000, 4, 5000), false);  // three levels
@@ -151,8 +158,8 @@ void write_index_samples(const std::filesystem::path& file, bool userblock) {
     H5Pclose(fcpl);
 }
 
-const std::vector<std::string> sample_names{"/in_order", "/sequential", "/grid", "/partial",
-                                            "/one",      "/none",       "/deep", "/grow"};
+const std::vector<std::string> sample_names{"/shuffled", "/sequential",    "/grid",      "/partial", "/rows",
+                                            "/rows_shuffled", "/rows_gaps", "/one", "/none", "/deep", "/grow"};
 
 }  // namespace
 

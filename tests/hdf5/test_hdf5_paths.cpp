@@ -8,6 +8,7 @@
 // (read without conversion, then converted as numbers) and h5py's. Axes of extent 0 are read
 // (and selected) as h5py reads them.
 #include "catch.hpp"
+#include "h5_compare.hpp"
 #include "test_util.hpp"
 
 #include <chunkwise/chunkwise.hpp>
@@ -213,8 +214,6 @@ void every_path(const fs::path& file, const fs::path& part_a, const fs::path& pa
     h5::dataset ds(file, name);
     const std::vector<std::vector<block>> partitions{h5::partition(ds, parts{1}), h5::partition(ds, parts{3}),
                                                      chunkwise::partition(shape[0], parts{5})};
-    auto& mapping = h5::detail::map_setting::get();
-    const std::size_t map_before = mapping.min_bytes.load();
     for (const auto& blocks : partitions) {
         for (const block& b : blocks) {
             INFO("rows [" << b.begin << ", " << b.end << ")");
@@ -225,10 +224,11 @@ void every_path(const fs::path& file, const fs::path& part_a, const fs::path& pa
             const auto a = ds.read<T>(b);
             REQUIRE(same_bits(a.data(), expect.data(), expect.size()));
             // The same through mappings of the file (every uncompressed piece, whatever its size).
-            mapping.min_bytes = 1;
             std::vector<T> mapped(expect.size());
-            ds.read_into(b, std::span<T>(mapped));
-            mapping.min_bytes = map_before;
+            {
+                test::forced_mapping every_piece(1);
+                ds.read_into(b, std::span<T>(mapped));
+            }
             REQUIRE(same_bits(mapped.data(), expect.data(), expect.size()));
             // Selected indices on both axes, in any order, with duplicates, and none at all.
             for (std::size_t axis : {1u, 2u}) {

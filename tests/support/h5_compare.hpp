@@ -15,6 +15,28 @@
 
 namespace test {
 
+/// Forces uncompressed reads into outputs of at least `min_bytes` to copy from mappings of the
+/// file (as CHUNKWISE_HDF5_MMAP=<bytes> does) while it lives; restores the setting after.
+class forced_mapping {
+public:
+    explicit forced_mapping(std::size_t min_bytes)
+            : s_(chunkwise::h5::detail::map_setting::get()), min_(s_.min_bytes.load()), choice_(s_.choice.load()) {
+        s_.min_bytes = min_bytes;
+        s_.choice = chunkwise::h5::detail::copy_choice::mapped;
+    }
+    ~forced_mapping() {
+        s_.min_bytes = min_;
+        s_.choice = choice_;
+    }
+    forced_mapping(const forced_mapping&) = delete;
+    forced_mapping& operator=(const forced_mapping&) = delete;
+
+private:
+    chunkwise::h5::detail::map_setting& s_;
+    std::size_t min_;
+    chunkwise::h5::detail::copy_choice choice_;
+};
+
 template <class T>
 bool same_bits(const T* a, const std::vector<T>& b) {
     return b.empty() || std::memcmp(a, b.data(), b.size() * sizeof(T)) == 0;

@@ -260,7 +260,18 @@ void run_plan(const dataset_state& s, const chunk_plan& p, T* out) {
     const std::size_t esize = s.element_bytes;
     std::vector<std::size_t> c = p.c_lo, off(n), blo(n), bhi(n), dst_lo(n), rel_lo(n), rel_hi(n), sub_shape(n);
     scratch& buf = scratch::mine();
+    const auto next_chunk = [&] {
+        for (std::size_t d = n; d-- > 0;) {
+            if (++c[d] <= p.c_hi[d]) break;
+            c[d] = p.c_lo[d];
+        }
+    };
+    std::size_t merged_until = 0;  // chunks before this one were read with an earlier one
     for (std::size_t k = 0; k < p.locations.size(); ++k) {
+        if (k < merged_until) {
+            next_chunk();
+            continue;
+        }
         const chunk_location& loc = p.locations[k];
         for (std::size_t d = 0; d < n; ++d) {
             off[d] = c[d] * s.chunk[d];
@@ -320,8 +331,20 @@ void run_plan(const dataset_state& s, const chunk_plan& p, T* out) {
                 const std::size_t rows = rel_hi[0] - rel_lo[0];
                 const std::uint64_t at = loc.address + static_cast<std::uint64_t>(rel_lo[0]) * p.inner * esize;
                 if (p.direct) {
-                    read_all(s, loc.fd, at, reinterpret_cast<unsigned char*>(out + dst_lo[0] * p.out_row),
-                             rows * p.inner * esize, p.mapped, what);
+                    // Whole-row chunks that follow this one in the file as in the output (written
+                    // in order): one read for all of them.
+                    std::size_t bytes = rows * p.inner * esize, last = k, row_end = bhi[0];
+                    while (last + 1 < p.locations.size() && p.actions[last + 1] == chunk_action::copy &&
+                           p.locations[last + 1].fd == loc.fd && p.locations[last + 1].address == at + bytes &&
+                           bytes <= (std::size_t{1} << 30)) {
+                        const std::size_t more = std::min(row_end + s.chunk[0], p.hi[0]) - row_end;
+                        bytes += more * p.inner * esize;
+                        row_end += more;
+                        ++last;
+                    }
+                    merged_until = last + 1;
+                    read_all(s, loc.fd, at, reinterpret_cast<unsigned char*>(out + dst_lo[0] * p.out_row), bytes,
+                             p.mapped, what);
                 } else {
                     grow(buf.a, rows * p.inner * esize, s);
                     pread_all(s, loc.fd, at, buf.a.data(), rows * p.inner * esize, what);
@@ -353,10 +376,7 @@ void run_plan(const dataset_state& s, const chunk_plan& p, T* out) {
                 break;
             }
         }
-        for (std::size_t d = n; d-- > 0;) {
-            if (++c[d] <= p.c_hi[d]) break;
-            c[d] = p.c_lo[d];
-        }
+        next_chunk();
     }
     buf.trim();
 }

@@ -2,6 +2,7 @@
 // Internal: the bytes of a read, from the file into memory: the calling thread's decode buffers
 // (scratch), whole positioned reads that name what failed, and large uncompressed reads copied
 // from read-only mappings of the file with streaming stores (CHUNKWISE_HDF5_MMAP).
+#include <chunkwise/detail/core/clock.hpp>
 #include <chunkwise/detail/core/posix_io.hpp>
 #include <chunkwise/detail/hdf5/state.hpp>
 
@@ -77,10 +78,13 @@ void pread_all(const dataset_state& s, int fd, std::uint64_t address, unsigned c
 }
 
 /// Reads of uncompressed bytes into an output of at least this many bytes (a block larger than
-/// the caches) copy from a read-only mapping of the file with streaming stores instead of pread:
-/// pread's copy into such a block costs about 1.3x of one into a block that stays in cache
-/// (docs/performance.md). The environment variable CHUNKWISE_HDF5_MMAP, read once, sets it:
-/// a byte count, or `off`.
+/// the caches) may copy from a read-only mapping of the file with streaming stores instead of
+/// pread: on some CPUs pread's copy into such a block costs 1.3x of one into a block that stays
+/// in cache, on others the mapped copy is the slower one (docs/performance.md). So by default the
+/// first such read of a process measures both on its own bytes (a few milliseconds) and the
+/// faster one is kept for the process; the environment variable CHUNKWISE_HDF5_MMAP, read once,
+/// overrides it: a byte count (outputs of at least that many bytes are always copied from
+/// mappings), or `off` (never).
 inline constexpr std::size_t default_map_min_bytes = std::size_t{16} << 20;
 /// Mapped at a time (so the mapping adds at most this much to the resident memory of a reader).
 inline constexpr std::size_t map_slice_bytes = std::size_t{2} << 20;
@@ -88,13 +92,21 @@ inline constexpr std::size_t map_slice_bytes = std::size_t{2} << 20;
 /// large output (mapping costs more).
 inline constexpr std::size_t map_min_piece = std::size_t{64} << 10;
 
+/// How large outputs are copied: not measured yet, being measured (by one thread; the others
+/// use pread meanwhile), pread, or mapped copies.
+enum class copy_choice : int { unmeasured, measuring, pread, mapped };
+
 /// The smallest output read through mappings, settable (tests lower it); SIZE_MAX: never.
-/// `invalid` holds a CHUNKWISE_HDF5_MMAP that is neither a byte count nor `off` (every read
-/// then fails naming it); `copies` counts mapped copies done, process-wide (for tests).
+/// `choice` is what large outputs use (forced to `mapped` by a byte count in CHUNKWISE_HDF5_MMAP,
+/// to `pread` by `off`); `invalid` holds a CHUNKWISE_HDF5_MMAP that is neither (every read then
+/// fails naming it); `copies` counts mapped copies done, process-wide (for tests); the two
+/// `measured_*` hold the calibration's best times in nanoseconds (0: not measured).
 struct map_setting {
     std::atomic<std::size_t> min_bytes{default_map_min_bytes};
+    std::atomic<copy_choice> choice{copy_choice::unmeasured};
     std::string invalid;
     std::atomic<std::uint64_t> copies{0};
+    std::atomic<std::uint64_t> measured_pread_ns{0}, measured_mapped_ns{0};
 
     static map_setting& get() {
         static map_setting m(std::getenv("CHUNKWISE_HDF5_MMAP"));
@@ -109,8 +121,10 @@ private:
         const unsigned long long n = std::strtoull(v, &end, 10);
         if (std::string_view(v) == "off") {
             min_bytes = std::numeric_limits<std::size_t>::max();
+            choice = copy_choice::pread;
         } else if (*v >= '0' && *v <= '9' && *end == '\0' && errno != ERANGE) {
             min_bytes = static_cast<std::size_t>(n);
+            choice = copy_choice::mapped;
         } else {
             invalid = v;
         }
@@ -179,23 +193,67 @@ inline bool copy_mapped(int fd, std::uint64_t address, unsigned char* dst, std::
     return true;
 }
 
-/// True when a read into an output of `output_bytes` copies through mappings (copy_mapped).
+/// True when a read into an output of `output_bytes` may copy through mappings (copy_mapped):
+/// large enough, and not measured (or set) to be better off with pread.
 inline bool maps_into(const dataset_state& s, std::size_t output_bytes) {
     map_setting& m = map_setting::get();
     if (!m.invalid.empty()) {
         s.fail("CHUNKWISE_HDF5_MMAP='" + m.invalid +
                "': must be a byte count (the smallest block read through mappings of the file) or 'off'");
     }
-    return output_bytes >= m.min_bytes.load(std::memory_order_relaxed);
+    return output_bytes >= m.min_bytes.load(std::memory_order_relaxed) &&
+           m.choice.load(std::memory_order_relaxed) != copy_choice::pread;
 }
 
-/// All `bytes` at `address` of fd into dst: through mappings where `mapped` (the output is large)
-/// and the piece is worth mapping, else (or where that declines) by pread_all.
+/// Measures, on `bytes` at `address` of fd copied into dst, pread against the mapped copy (each
+/// warmed once, then alternately, the best of each), records both in map_setting and returns
+/// true where the mapped copy is at least 10% faster. The copies write the same bytes the read
+/// writes anyway. A few milliseconds, once per process.
+inline bool mapped_measures_faster(int fd, std::uint64_t address, unsigned char* dst, std::size_t bytes) noexcept {
+    using chunkwise::detail::clock;
+    const std::size_t piece = std::min(bytes, std::size_t{8} << 20);
+    const std::size_t rounds = std::clamp<std::size_t>((std::size_t{32} << 20) / std::max<std::size_t>(piece, 1), 3, 16);
+    double best_pread = 1e300, best_mapped = 1e300;
+    for (std::size_t r = 0; r <= rounds; ++r) {
+        auto t0 = clock::now();
+        if (chunkwise::detail::posix::pread_full(fd, dst, piece, address) != static_cast<std::ptrdiff_t>(piece))
+            return false;
+        const double p = chunkwise::detail::seconds_since(t0);
+        t0 = clock::now();
+        if (!copy_mapped(fd, address, dst, piece)) return false;
+        const double m = chunkwise::detail::seconds_since(t0);
+        if (r > 0) {  // round 0 warms both
+            best_pread = std::min(best_pread, p);
+            best_mapped = std::min(best_mapped, m);
+        }
+    }
+    map_setting& s = map_setting::get();
+    s.measured_pread_ns = static_cast<std::uint64_t>(best_pread * 1e9);
+    s.measured_mapped_ns = static_cast<std::uint64_t>(best_mapped * 1e9);
+    return best_mapped < 0.9 * best_pread;
+}
+
+/// Whether this large read copies from mappings: as forced by CHUNKWISE_HDF5_MMAP (or a test),
+/// else as the first such read of the process measured (made by that read, on its own bytes).
+inline bool copy_through_mapping(int fd, std::uint64_t address, unsigned char* dst, std::size_t bytes) noexcept {
+    map_setting& s = map_setting::get();
+    copy_choice c = s.choice.load(std::memory_order_acquire);
+    if (c == copy_choice::unmeasured && bytes >= (std::size_t{1} << 20) &&
+        s.choice.compare_exchange_strong(c, copy_choice::measuring, std::memory_order_acq_rel)) {
+        c = mapped_measures_faster(fd, address, dst, bytes) ? copy_choice::mapped : copy_choice::pread;
+        s.choice.store(c, std::memory_order_release);
+    }
+    return c == copy_choice::mapped;
+}
+
+/// All `bytes` at `address` of fd into dst: through mappings where `mapped` (the output is large),
+/// the piece is worth mapping and mapped copies are the faster ones here; else (or where mapping
+/// declines) by pread_all.
 template <class What>
 void read_all(const dataset_state& s, int fd, std::uint64_t address, unsigned char* dst, std::size_t bytes,
               bool mapped, What&& what) {
     if (mapped && bytes >= std::min(map_min_piece, map_setting::get().min_bytes.load(std::memory_order_relaxed)) &&
-        copy_mapped(fd, address, dst, bytes)) {
+        copy_through_mapping(fd, address, dst, bytes) && copy_mapped(fd, address, dst, bytes)) {
         return;
     }
     pread_all(s, fd, address, dst, bytes, std::forward<What>(what));

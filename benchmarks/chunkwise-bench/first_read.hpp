@@ -1,0 +1,174 @@
+#pragma once
+// chunkwise-bench first-read: the first read of a freshly opened dataset, the way a real analysis
+// reads each chunk of a large file once: nothing learnt before, so whatever chunkwise must find
+// out about the chunks (where they are) is part of the read.
+//
+//   chunkwise-bench first-read --file FILE.h5 [--dataset /data] [--threads 1,2] [--repeats 3]
+//                              [--block-mib 4] [--make ROWSxCOLS [--gzip]]
+//
+// --make writes FILE.h5 first: /data, ROWS x COLS float32 in chunks of one row (100000x256: 10^5
+// chunks of 1 KiB), gzip level 1 with --gzip. For each thread count (best of R, a fresh open each
+// time): the first block alone after opening (its latency), and a whole pass of map_blocks over
+// h5::partition(ds, block_bytes{4 MiB}) after another fresh open, with the seconds spent waiting
+// for and holding a lock of the read path, their share of the read time, the Amdahl bound the
+// held share implies at 16, 64 and 1024 workers, and the speedup over 1 thread; beside it the
+// pread floor of the same blocks (floor.hpp), at each thread count.
+#include "../common/cli.hpp"
+#include "floor.hpp"
+
+#include <chunkwise/bench/machine.hpp>
+#include <chunkwise/chunkwise.hpp>
+#include <chunkwise/hdf5.hpp>
+
+#include <hdf5.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace bench_first_read {
+
+/// Writes /data of rows x cols float32 in chunks of one row (gzip level 1 where asked).
+inline void make(const std::filesystem::path& file, std::size_t rows, std::size_t cols, bool gzip) {
+    chunkwise::h5::library_lock lock;
+    const hid_t f = H5Fcreate(file.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    if (f < 0) throw std::runtime_error("first-read: cannot create " + file.string());
+    const hsize_t dims[2] = {rows, cols}, chunk[2] = {1, cols};
+    const hid_t space = H5Screate_simple(2, dims, nullptr);
+    const hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    H5Pset_chunk(dcpl, 2, chunk);
+    if (gzip) H5Pset_deflate(dcpl, 1);
+    const hid_t d = H5Dcreate2(f, "/data", H5T_IEEE_F32LE, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    std::vector<float> v(rows * cols);
+    for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>((i * 2654435761u) % 10007) * 0.01f;
+    const herr_t rc = H5Dwrite(d, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data());
+    H5Dclose(d);
+    H5Pclose(dcpl);
+    H5Sclose(space);
+    H5Fclose(f);
+    if (rc < 0) throw std::runtime_error("first-read: cannot write " + file.string());
+}
+
+struct first_pass {
+    double open = 0, first_block = 0, pass = 0, read = 0, held = 0, wait = 0;
+};
+
+inline int cmd_first_read(int argc, char** argv) {
+    bench_cli::args a(argc, argv, 2, {"file", "dataset", "threads", "repeats", "block-mib", "make"}, {"gzip"});
+    const std::filesystem::path file = a.required("file");
+    const std::string path = a.text("dataset", "/data");
+    const auto threads = a.counts("threads", {1, 2}, 1);
+    const std::size_t repeats = a.count("repeats", 3, 1), block = a.count("block-mib", 4, 1) << 20;
+    if (std::find(threads.begin(), threads.end(), std::size_t{1}) == threads.end())
+        throw std::invalid_argument("--threads: must include 1 (the speedups are against 1 thread)");
+    const std::string shape = a.text("make", "");
+    if (!shape.empty()) {
+        const auto x = shape.find('x');
+        std::size_t rows = 0, cols = 0;
+        try {
+            rows = std::stoul(shape.substr(0, x));
+            cols = x == std::string::npos ? 0 : std::stoul(shape.substr(x + 1));
+        } catch (const std::exception&) {
+            rows = 0;
+        }
+        if (rows == 0 || cols == 0) throw std::invalid_argument("--make: '" + shape + "' is not ROWSxCOLS");
+        make(file, rows, cols, a.flag("gzip"));
+    }
+    if (!std::filesystem::is_regular_file(file)) throw std::invalid_argument("--file: no file " + file.string());
+
+    std::vector<first_pass> best(threads.size());
+    for (std::size_t k = 0; k < threads.size(); ++k) {
+        first_pass b{1e300, 1e300, 1e300, 0, 0, 0};
+        chunkwise::thread_policy pool(threads[k]);
+        for (std::size_t r = 0; r < repeats; ++r) {
+            first_pass p;
+            {  // the first block after a fresh open
+                auto t0 = chunkwise::detail::clock::now();
+                chunkwise::h5::dataset ds(file, path);
+                p.open = chunkwise::detail::seconds_since(t0);
+                const auto blocks = chunkwise::h5::partition(ds, chunkwise::h5::block_bytes{block});
+                chunkwise::h5::read_buffer<float> buf;
+                t0 = chunkwise::detail::clock::now();
+                (void)ds.read<float, 2>(blocks.front(), buf);
+                p.first_block = chunkwise::detail::seconds_since(t0);
+            }
+            {  // a whole pass after another fresh open
+                chunkwise::h5::dataset ds(file, path);
+                const auto blocks = chunkwise::h5::partition(ds, chunkwise::h5::block_bytes{block});
+                const auto t0 = chunkwise::detail::clock::now();
+                auto partial = chunkwise::map_blocks(pool, blocks, [&](const chunkwise::block& bl) {
+                    thread_local chunkwise::h5::read_buffer<float> buf;
+                    return ds.read<float, 2>(bl, buf)(0, 0);
+                });
+                p.pass = chunkwise::detail::seconds_since(t0);
+                const auto sum = chunkwise::summarize(partial.stats());
+                p.read = sum.total_read;
+                p.held = sum.total_lock_held;
+                p.wait = sum.total_lock_wait;
+            }
+            b.open = std::min(b.open, p.open);
+            b.first_block = std::min(b.first_block, p.first_block);
+            if (p.pass < b.pass) {
+                b.pass = p.pass;
+                b.read = p.read;
+                b.held = p.held;
+                b.wait = p.wait;
+            }
+        }
+        best[k] = b;
+    }
+
+    chunkwise::h5::dataset ds(file, path);
+    // The pread floor of the same blocks (read.hpp's), each thread count the best of R.
+    std::vector<double> floor_seconds;
+    {
+        bench_floor::floor_reader floor(file, path, chunkwise::h5::partition(ds, chunkwise::h5::block_bytes{block}));
+        for (std::size_t n : threads) {
+            floor.prepare(n);
+            double b = 1e300;
+            for (std::size_t r = 0; r <= repeats; ++r) {
+                const auto t0 = chunkwise::detail::clock::now();
+                floor.pass(n);
+                if (r > 0) b = std::min(b, chunkwise::detail::seconds_since(t0));
+            }
+            floor_seconds.push_back(b);
+        }
+    }
+    std::string text = chunkwise::h5::detail::shape_text(ds.shape()) + " " + ds.type_name();
+    std::size_t chunks = 0;
+    if (const auto c = ds.chunk_shape()) {
+        chunks = 1;
+        for (std::size_t d = 0; d < c->size(); ++d) chunks *= (ds.shape()[d] + (*c)[d] - 1) / (*c)[d];
+        text += ", chunks " + chunkwise::h5::detail::shape_text(*c) + " (" + std::to_string(chunks) + ")";
+    }
+    for (const auto& f : ds.filters()) text += " + " + f;
+    std::printf("# %s:%s: %s; first read after a fresh open, best of %zu, page cache warm\n", file.c_str(),
+                path.c_str(), text.c_str(), repeats);
+    std::printf("# CPU: %s\n", chunkwise::bench::machine_info::here().text().c_str());
+    const std::size_t k1 = static_cast<std::size_t>(std::find(threads.begin(), threads.end(), 1) - threads.begin());
+    for (std::size_t k = 0; k < threads.size(); ++k) {
+        const first_pass& p = best[k];
+        const double f = p.read > 0 ? p.held / p.read : 0;
+        const auto bound = [f](double n) { return 1.0 / (f + (1 - f) / n); };
+        std::printf(
+            "%zu thread%s: open %.2f ms, first block %.2f ms, whole pass %.4f s (%.2fx of 1 thread; %.2fx of the pread "
+            "floor, %.4f s, whose own is %.2fx); lock held %.5f s (%.2f%% of %.4f s read), waited %.5f s: Amdahl bound "
+            "S(16) %.1f, S(64) %.1f, S(1024) %.0f\n",
+            threads[k], threads[k] == 1 ? "" : "s", 1e3 * p.open, 1e3 * p.first_block, p.pass, best[k1].pass / p.pass,
+            p.pass / floor_seconds[k], floor_seconds[k], floor_seconds[k1] / floor_seconds[k], p.held, 100 * f, p.read,
+            p.wait, bound(16), bound(64), bound(1024));
+    }
+    const auto& st = chunkwise::h5::detail::dataset_access::state(ds);
+    std::printf("chunk locations: %s\n",
+                !ds.decodes_in_worker<float>() ? "none: H5Dread reads under the library lock"
+                : st.index.usable()            ? "the file's chunk index, walked by each reader without a lock"
+                : st.probing                   ? "the probe driver, one lookup per chunk under the library lock"
+                                               : "HDF5's listing of every chunk, once, under the library lock");
+    return 0;
+}
+
+}  // namespace bench_first_read
