@@ -53,7 +53,15 @@ def main():
     for i, p in enumerate(pts):
         where = "point %d (%s workers)" % (i, p.get("workers"))
         need(p, ["workers", "ranks", "threads", "hosts", "repeats", "seconds", "samples", "phases", "per_rank",
-                 "slowest", "imbalance", "speedup", "efficiency", "karp_flatt"], where)
+                 "slowest", "imbalance", "lock_held_share", "lock_bound", "speedup", "efficiency", "karp_flatt"], where)
+        need(p["lock_bound"], ["16", "64", "1024"], where + " lock_bound")
+        share = p["lock_held_share"]
+        if not 0 <= share <= 1:
+            fail("%s: lock_held_share %s is not a share" % (where, share))
+        for n in (16, 64, 1024):
+            want = 1 / (share + (1 - share) / n)
+            if abs(p["lock_bound"][str(n)] - want) > 1e-6 * want:
+                fail("%s: lock_bound at %d is %s, not %s" % (where, n, p["lock_bound"][str(n)], want))
         need(p["seconds"], ["mean", "std", "min"], where + " seconds")
         need(p["phases"], ["read", "compute", "wait", "combine", "other", "lock"], where + " phases")
         need(p["slowest"], ["rank", "host"], where + " slowest")
@@ -88,7 +96,8 @@ def main():
     with open(os.path.join(ARGS.dir, "scaling.csv")) as f:
         rows = list(csv.reader(f))
     header = ("workers,ranks,threads,repeats,mean_s,std_s,min_s,read_s,compute_s,wait_s,combine_s,other_s,lock_s,"
-              "speedup,efficiency,karp_flatt,baseline_workers,slowest_rank,slowest_host,imbalance")
+              "speedup,efficiency,karp_flatt,baseline_workers,slowest_rank,slowest_host,imbalance,lock_held_share,"
+              "lock_bound_16,lock_bound_64,lock_bound_1024")
     if ",".join(rows[0]) != header:
         fail("unexpected CSV header: %s" % ",".join(rows[0]))
     if len(rows) - 1 != len(pts):

@@ -13,6 +13,9 @@ for p in slurmctld slurmd munged mungekey sbatch scontrol; do
 done
 [[ $(id -u) -eq 0 ]] || { echo "skipped: slurmd needs root"; exit 77; }
 
+# The chunkwise-bench of this build on PATH (found there first, as docs/scaling.md says), not
+# another build's that the search in the source tree would reach first.
+export PATH="$(cd "$(dirname "$bench")" && pwd):$PATH"
 rm -rf "$work" && mkdir -p "$work"/{state,spool,log} || exit 1
 work=$(cd "$work" && pwd)
 export SLURM_CONF="$work/slurm.conf"

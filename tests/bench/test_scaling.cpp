@@ -105,7 +105,8 @@ TEST_CASE("the report's JSON and CSV follow the documented schema", "[scaling]")
 
     const std::string csv = r.csv();
     REQUIRE(csv.rfind("workers,ranks,threads,repeats,mean_s,std_s,min_s,read_s,compute_s,wait_s,combine_s,other_s,"
-                      "lock_s,speedup,efficiency,karp_flatt,baseline_workers,slowest_rank,slowest_host,imbalance\n"
+                      "lock_s,speedup,efficiency,karp_flatt,baseline_workers,slowest_rank,slowest_host,imbalance,"
+                      "lock_held_share,lock_bound_16,lock_bound_64,lock_bound_1024\n"
                       "1,1,1,2,",
                       0) == 0);
     REQUIRE(std::count(csv.begin(), csv.end(), '\n') == 4);
@@ -124,6 +125,43 @@ TEST_CASE("the report's JSON and CSV follow the documented schema", "[scaling]")
     REQUIRE(merged.mode == "hybrid");
     REQUIRE_THROWS_AS(bench::scaling_report::from_json("{\"no\": 1}"), chunkwise::error);
     REQUIRE_THROWS_AS(bench::scaling_report::from_json("not json"), chunkwise::error);
+}
+
+TEST_CASE("the lock of the read path: its held share of the busy time and the Amdahl bound it implies",
+          "[scaling]") {
+    // Two ranks of two workers: 1 s busy each, of which 0.1 s (rank 0) and 0.3 s (rank 1) held.
+    std::vector<chunkwise::run_stats> ranks(2);
+    for (int r = 0; r < 2; ++r) {
+        ranks[r].rank = r;
+        ranks[r].host = "h" + std::to_string(r);
+        ranks[r].workers.resize(2);
+        for (auto& w : ranks[r].workers) {
+            w.busy = 1.0;
+            w.read = 0.5;
+            w.lock_held = r == 0 ? 0.1 : 0.3;
+            w.lock_wait = 0.05;
+        }
+    }
+    bench::scaling_point p;
+    p.workers = 4;
+    p.ranks = 2;
+    p.threads = 2;
+    p.add_repeat(ranks, {1.2, 1.25});
+    REQUIRE(p.lock_held_share == Approx(0.2));  // 0.8 s held of 4 s busy
+    REQUIRE(p.lock_bound(16) == Approx(1.0 / (0.2 + 0.8 / 16)));
+    REQUIRE(p.lock_bound(1024) == Approx(1.0 / (0.2 + 0.8 / 1024)));
+    p.add_repeat(ranks, {1.2, 1.25});
+    REQUIRE(p.lock_held_share == Approx(0.2));  // the mean over repeats
+    bench::scaling_report r;
+    r.workload = "locks";
+    r.points = {p};
+    r.finish();
+    const auto v = chunkwise::detail::json_parser(r.json()).parse();
+    REQUIRE((*v["points"].as_array())[0]["lock_held_share"].number() == Approx(0.2));
+    REQUIRE((*v["points"].as_array())[0]["lock_bound"]["64"].number() == Approx(1.0 / (0.2 + 0.8 / 64)));
+    REQUIRE(bench::scaling_report::from_json(r.json()).points[0].lock_held_share == Approx(0.2));
+    REQUIRE_THAT(r.table(), Contains("4: 20.00% (4.0, 4.7, 5)"));
+    REQUIRE_THAT(r.csv(), Contains(",0.2,4,4.70588235,"));
 }
 
 TEST_CASE("strong_scaling runs a workload over thread counts and fills phases; bad input is refused",

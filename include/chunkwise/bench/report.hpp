@@ -73,6 +73,9 @@ struct scaling_point {
     int slowest_rank = 0;              ///< the rank with the most busy time per worker (the straggler)
     std::string slowest_host;          ///< its host
     double imbalance = 1;              ///< max / mean busy time per worker over the ranks (1: balanced)
+    /// Of the busy time of every worker of every rank, the share spent holding a lock of the read
+    /// path (mean over repeats): serial, whatever the worker count.
+    double lock_held_share = 0;
     // Filled by scaling_report::finish():
     double mean = 0;                     ///< of samples, seconds
     double std = 0;                      ///< standard deviation of samples, seconds
@@ -80,6 +83,11 @@ struct scaling_point {
     double speedup = not_measured;       ///< t(N0) / t(N), relative to the baseline N0 (null without one)
     double efficiency = not_measured;    ///< speedup / (N / N0)
     double karp_flatt = not_measured;    ///< needs a measured t(1); null at N = 1 and without one
+
+    /// The Amdahl bound on the speedup at `n` workers that lock_held_share implies.
+    [[nodiscard]] double lock_bound(double n) const noexcept {
+        return 1.0 / (lock_held_share + (1 - lock_held_share) / n);
+    }
 
     /// Records one repeat: every rank's statistics (gather_stats; one entry without MPI) and each
     /// rank's own seconds for the repeat, in the same order. The wall time is the longest of
@@ -128,6 +136,14 @@ struct scaling_point {
             acc.combine = (acc.combine * n + mine.combine) / (n + 1);
             acc.lock = (acc.lock * n + mine.lock) / (n + 1);
         }
+        double held = 0, busy = 0;
+        for (const run_stats& st : ranks_stats) {
+            for (const worker_stats& w : st.workers) {
+                held += w.lock_held;
+                busy += w.busy;
+            }
+        }
+        lock_held_share = (lock_held_share * n + (busy > 0 ? std::min(1.0, held / busy) : 0.0)) / (n + 1);
         // The straggler's own path through the repeat.
         const run_stats& s = ranks_stats[straggler];
         const double t = static_cast<double>(std::max<std::size_t>(s.workers.size(), 1));
@@ -334,6 +350,7 @@ public:
                 mix(same->phases.combine, s.phases.combine);
                 mix(same->phases.other, s.phases.other);
                 mix(same->phases.lock, s.phases.lock);
+                mix(same->lock_held_share, s.lock_held_share);
                 if (same->per_rank.size() == s.per_rank.size()) {
                     for (std::size_t k = 0; k < s.per_rank.size(); ++k) {
                         rank_times& x = same->per_rank[k];
@@ -379,6 +396,13 @@ public:
             o << line;
         }
         if (!points.empty()) {
+            o << "lock of the read path held (share of busy time; the Amdahl bound it implies at 16, 64, 1024):";
+            for (const scaling_point& p : points) {
+                std::snprintf(line, sizeof line, " %zu: %.2f%% (%.1f, %.1f, %.0f)", p.workers, 100 * p.lock_held_share,
+                              p.lock_bound(16), p.lock_bound(64), p.lock_bound(1024));
+                o << line;
+            }
+            o << "\n";
             o << "baseline: " << baseline_workers << " worker" << (baseline_workers == 1 ? "" : "s")
               << (baseline_note.empty() ? " (measured)" : " (" + baseline_note + ")") << "\n";
         }

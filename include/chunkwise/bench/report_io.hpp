@@ -73,7 +73,10 @@ inline std::string scaling_report::json() const {
               << ", \"lock\": " << json_number(r.lock) << "}";
         }
         o << "],\n     \"slowest\": {\"rank\": " << p.slowest_rank << ", \"host\": " << json_quote(p.slowest_host)
-          << "}, \"imbalance\": " << json_number(p.imbalance) << ",\n     \"speedup\": " << opt_number(p.speedup)
+          << "}, \"imbalance\": " << json_number(p.imbalance)
+          << ",\n     \"lock_held_share\": " << json_number(p.lock_held_share) << ", \"lock_bound\": {\"16\": "
+          << json_number(p.lock_bound(16)) << ", \"64\": " << json_number(p.lock_bound(64))
+          << ", \"1024\": " << json_number(p.lock_bound(1024)) << "},\n     \"speedup\": " << opt_number(p.speedup)
           << ", \"efficiency\": " << opt_number(p.efficiency) << ", \"karp_flatt\": " << opt_number(p.karp_flatt)
           << "}";
     }
@@ -115,14 +118,17 @@ inline std::string scaling_report::csv() const {
     using detail::csv_number;
     std::ostringstream o;
     o << "workers,ranks,threads,repeats,mean_s,std_s,min_s,read_s,compute_s,wait_s,combine_s,other_s,lock_s,speedup,"
-         "efficiency,karp_flatt,baseline_workers,slowest_rank,slowest_host,imbalance\n";
+         "efficiency,karp_flatt,baseline_workers,slowest_rank,slowest_host,imbalance,lock_held_share,lock_bound_16,"
+         "lock_bound_64,lock_bound_1024\n";
     for (const scaling_point& p : points) {
         o << p.workers << ',' << p.ranks << ',' << p.threads << ',' << p.samples.size() << ',' << csv_number(p.mean)
           << ',' << csv_number(p.std) << ',' << csv_number(p.min) << ',' << csv_number(p.phases.read) << ','
           << csv_number(p.phases.compute) << ',' << csv_number(p.phases.wait) << ',' << csv_number(p.phases.combine)
           << ',' << csv_number(p.phases.other) << ',' << csv_number(p.phases.lock) << ',' << csv_number(p.speedup)
           << ',' << csv_number(p.efficiency) << ',' << csv_number(p.karp_flatt) << ',' << baseline_workers << ','
-          << p.slowest_rank << ',' << detail::csv_text(p.slowest_host) << ',' << csv_number(p.imbalance) << '\n';
+          << p.slowest_rank << ',' << detail::csv_text(p.slowest_host) << ',' << csv_number(p.imbalance) << ','
+          << csv_number(p.lock_held_share) << ',' << csv_number(p.lock_bound(16)) << ','
+          << csv_number(p.lock_bound(64)) << ',' << csv_number(p.lock_bound(1024)) << '\n';
     }
     return o.str();
 }
@@ -205,6 +211,7 @@ inline scaling_report scaling_report::from_json(const std::string& text) {
                 s.per_rank.push_back(std::move(t));
             }
         }
+        s.lock_held_share = number_or(p["lock_held_share"], 0);
         if (s.workers == 0 || s.samples.empty()) throw error("[chunkwise.bench] not a scaling report: a point without workers or samples");
         r.points.push_back(std::move(s));
     }
