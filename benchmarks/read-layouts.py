@@ -4,9 +4,11 @@ against the floors, a hand-written HDF5 C loop and MDAnalysis, in one run, as on
     /usr/bin/python3 benchmarks/read-layouts.py --bench build/bench/benchmarks/chunkwise-bench \\
         [--threads 1,2] [--repeats 3] [--no-mdanalysis] FILE.h5...
 
-For each file it runs `chunkwise-bench read --json` (cat, inflate alone, the C loop, chunkwise at
-each thread count and with 128 MiB blocks, peak RSS) and `benchmarks/peers/mda_rmsd.py` (MDAnalysis,
-one process), then prints seconds per reader and layout and checks the targets of issue 12.
+For each file it runs `chunkwise-bench read --json` (cat, the pread floor of the same stored bytes at
+each thread count and with 128 MiB blocks, inflate alone, the C loop, chunkwise at each thread count
+and with 128 MiB blocks, the read alone, the lock of the read path, peak RSS) and
+`benchmarks/peers/mda_rmsd.py` (MDAnalysis, one process), then prints seconds per reader and layout,
+every chunkwise read as "x of the floor" at each thread count, and the CPU they were measured on.
 Exit status 1 when a file's chunkwise values differ from the C loop's.
 """
 import argparse
@@ -71,11 +73,24 @@ def main():
     row("chunkwise, 1 thread, %d MiB blocks" % results[0]["big_block_mib"], [r["big_block"] for r in results])
     row("  read alone, %d MiB blocks" % results[0]["block_mib"], [r["read_alone"] for r in results])
     row("  read alone, %d MiB blocks" % results[0]["big_block_mib"], [r["read_alone_big"] for r in results])
+    for i, n in enumerate(threads):
+        row("  read alone, %d thread%s" % (n, "" if n == 1 else "s"), [r["read_alone_threads"][i] for r in results])
     row("floor: cat", [r["cat"] for r in results])
+    for i, n in enumerate(threads):
+        row("floor: pread, %d thread%s, %d MiB blocks" % (n, "" if n == 1 else "s", results[0]["block_mib"]),
+            [r["floor"][i] for r in results])
+    row("floor: pread, 1 thread, %d MiB blocks" % results[0]["big_block_mib"], [r["floor_big"] for r in results])
     row("floor: inflate alone", [r["inflate"] for r in results])
+    for i, n in enumerate(threads):
+        row("read alone / floor, %d thread%s" % (n, "" if n == 1 else "s"),
+            [r["read_alone_threads"][i] / r["floor"][i] for r in results], "%.2fx")
+    for i, n in enumerate(threads):
+        row("lock held, %% of read, %d thread%s" % (n, "" if n == 1 else "s"),
+            [100 * r["lock_held"][i] / r["lock_read"][i] if r["lock_read"][i] > 0 else 0 for r in results], "%.2f")
     row("peak RSS MiB (bound)", [r["peak_rss_mib"] for r in results], "%.0f")
     row("", [r["rss_bound_mib"] for r in results], "(%.0f)")
 
+    print("CPU: " + results[0]["cpu"])
     print()
     ok = True
     one = threads.index(1) if 1 in threads else None
@@ -92,8 +107,16 @@ def main():
             for i, n in enumerate(threads):
                 if n != 1:
                     notes.append("%d threads %.2fx of 1" % (n, t1 / r["chunkwise"][i]))
-            notes.append("%d MiB blocks %.2fx of %d MiB (read alone %.2fx)" % (
-                r["big_block_mib"], r["big_block"] / t1, r["block_mib"], r["read_alone_big"] / r["read_alone"]))
+                    a1, an = r["read_alone_threads"][one], r["read_alone_threads"][i]
+                    f1, fn = r["floor"][one], r["floor"][i]
+                    notes.append("read alone S(%d) %.2f, %.2f of the floor's %.2f" % (n, a1 / an, (a1 / an) / (f1 / fn),
+                                                                                     f1 / fn))
+            notes.append("read alone %.2fx of the floor at 1 thread" % (r["read_alone_threads"][one] / r["floor"][one]))
+            big_ratio = r["read_alone_big"] / r["read_alone"]
+            floor_ratio = r["floor_big"] / r["floor"][one]
+            notes.append("%d MiB blocks %.2fx of %d MiB (read alone %.2fx, the floor's %.2fx: %.2f of it)" % (
+                r["big_block_mib"], r["big_block"] / t1, r["block_mib"], big_ratio, floor_ratio,
+                big_ratio / floor_ratio))
         if r["peak_rss_mib"] is not None:
             notes.append("RSS %s bound" % ("within" if r["peak_rss_mib"] <= r["rss_bound_mib"] else "OVER"))
         if not r["same_values"]:

@@ -79,17 +79,17 @@ inline const std::string& index_walk_unused_because() {
     return why;
 }
 
-/// Learns where the chunked dataset's v1 B-tree chunk index is (s.index), where it has one the
-/// reads can walk: the layout message read from the file the dataset lives in, then the first
-/// stored chunk the walk finds checked against HDF5 (its stored size, and its bytes where HDF5
-/// reads them). Leaves s.index unusable otherwise. Call with the lock held.
-inline void learn_btree_index(dataset_state& s) {
-    if (!index_walk_unused_because().empty() || s.dims.empty()) return;
+/// Where the chunked dataset's v1 B-tree chunk index is, where it has one the reads can walk:
+/// the layout message read from the file the dataset lives in, then the first stored chunk the
+/// walk finds checked against HDF5 (its stored size, and its bytes where HDF5 reads them); an
+/// unusable index otherwise. Call with the lock held.
+inline btree_index find_btree_index(const dataset_state& s) {
+    if (s.dims.empty() || s.layout != storage::chunked) return {};
     const hid_t dset = s.dset_h.get();
     haddr_t header = HADDR_UNDEF;
     H5O_type_t type = H5O_TYPE_UNKNOWN;
     unsigned long fileno = 0;
-    if (!object_address(dset, ".", header, type, fileno) || header == HADDR_UNDEF || type != H5O_TYPE_DATASET) return;
+    if (!object_address(dset, ".", header, type, fileno) || header == HADDR_UNDEF || type != H5O_TYPE_DATASET) return {};
     handle fid(H5Iget_file_id(dset), H5Fclose);
     handle fcpl(fid.valid() ? H5Fget_create_plist(fid.get()) : H5I_INVALID_HID, H5Pclose);
     std::size_t sizeof_addr = 0, sizeof_size = 0;
@@ -101,20 +101,20 @@ inline void learn_btree_index(dataset_state& s) {
     H5Eclear2(H5E_DEFAULT);
     if (!known || sizeof_addr < 2 || sizeof_addr > 8 || sizeof_size < 2 || sizeof_size > 8 || ik == 0 ||
         ik > (1u << 15)) {
-        return;
+        return {};
     }
     // The end of the allocated space, relative: from the probe driver (which keeps it as a file
     // offset), else from HDF5.
     const probe_file* pf = probed_file_of(dset);
     if (pf != nullptr) {
-        if (pf->eoa < userblock) return;
+        if (pf->eoa < userblock) return {};
         eoa = pf->eoa - userblock;
     } else if (H5Fget_eoa(fid.get(), &eoa) < 0 || eoa == HADDR_UNDEF) {
         H5Eclear2(H5E_DEFAULT);
-        return;
+        return {};
     }
     const int fd = pf != nullptr ? s.fd_for(*pf) : s.file_fd();
-    if (fd < 0) return;
+    if (fd < 0) return {};
     btree_index ix;
     ix.fd = fd;
     ix.base = userblock;
@@ -122,7 +122,7 @@ inline void learn_btree_index(dataset_state& s) {
     ix.addr_size = static_cast<unsigned>(sizeof_addr);
     ix.max_entries = 2 * ik;
     const header_reader r(fd, userblock, static_cast<unsigned>(sizeof_addr), static_cast<unsigned>(sizeof_size));
-    if (!read_btree_layout(layout_message(r, header), s.chunk, ix)) return;
+    if (!read_btree_layout(layout_message(r, header), s.chunk, ix)) return {};
 
     // The first stored chunk, as the walk finds it and as HDF5 reads it.
     const std::size_t n = s.dims.size();
@@ -139,17 +139,22 @@ inline void learn_btree_index(dataset_state& s) {
         for (std::size_t d = 0; d < n; ++d) offset[d] = static_cast<hsize_t>(at[d] * s.chunk[d]);
         return false;
     });
-    if (!walked) return;
+    if (!walked) return {};
     if (any) {
         hsize_t stored = 0;
         if (H5Dget_chunk_storage_size(dset, offset.data(), &stored) < 0 || stored != first.size) {
             H5Eclear2(H5E_DEFAULT);
-            return;
+            return {};
         }
         const auto shift = listing_shift(dset, fid.get(), fd, first, offset.data());
-        if (!shift || *shift != 0) return;
+        if (!shift || *shift != 0) return {};
     }
-    s.index = std::move(ix);
+    return ix;
+}
+
+/// Learns s.index (find_btree_index) unless CHUNKWISE_HDF5_INDEX=off. Call with the lock held.
+inline void learn_btree_index(dataset_state& s) {
+    if (index_walk_unused_because().empty()) s.index = find_btree_index(s);
 }
 
 inline std::shared_ptr<const dataset_state> open_dataset(const std::filesystem::path& file, const std::string& path) {
