@@ -6,9 +6,13 @@
 set -euo pipefail
 
 main_pkgs=(g++ cmake make pkg-config libopenmpi-dev openmpi-bin libboost-mpi-dev
-           libhdf5-dev libxtensor-dev zlib1g-dev libdeflate-dev gnuplot-nox python3-h5py python3-mdanalysis)
+           libhdf5-dev libxtensor-dev zlib1g-dev libdeflate-dev liblz4-dev libzstd-dev libblosc-dev libbz2-dev
+           gnuplot-nox python3-h5py python3-mdanalysis)
+# The HDF5 filter plugins (LZ4, bzip2, Blosc, bitshuffle, LZF) write the tests' compressed files
+# through h5py and decode them for the H5Dread reference; python3-zstandard writes Zstandard chunks.
 test_pkgs=("${main_pkgs[@]}" clang doxygen catch2 libbenchmark-dev libtbb-dev hdf5-tools libhdf5-openmpi-dev
-           python3-mdanalysis python3-dask python3-mpi4py slurm-wlm munge)
+           python3-mdanalysis python3-dask python3-mpi4py slurm-wlm munge
+           hdf5-filter-plugin hdf5-filter-plugin-blosc-serial bitshuffle hdf5-plugin-lzf python3-zstandard)
 
 case "${1:-test}" in
   main) wanted=("${main_pkgs[@]}") ;;

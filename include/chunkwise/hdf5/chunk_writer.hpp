@@ -11,11 +11,10 @@
 #include <chunkwise/detail/hdf5/types.hpp>
 #include <chunkwise/hdf5/error.hpp>
 
+#include <chunkwise/detail/hdf5/filters/deflate.hpp>
+#include <chunkwise/detail/hdf5/filters/shuffle.hpp>
+
 #include <hdf5.h>
-#include <zlib.h>
-#if defined(CHUNKWISE_USE_LIBDEFLATE)
-#include <libdeflate.h>
-#endif
 
 #include <algorithm>
 #include <cstddef>
@@ -30,49 +29,6 @@
 
 namespace chunkwise::h5 {
 
-namespace detail {
-
-/// HDF5's shuffle filter: byte b of element i goes to b * n + i.
-inline void shuffle_bytes(const unsigned char* in, unsigned char* out, std::size_t bytes, std::size_t elem) {
-    const std::size_t n = bytes / elem;
-    if (elem <= 1 || n <= 1) {
-        std::memcpy(out, in, bytes);
-        return;
-    }
-    for (std::size_t i = 0; i < n; ++i) {
-        for (std::size_t b = 0; b < elem; ++b) out[b * n + i] = in[i * elem + b];
-    }
-    std::memcpy(out + n * elem, in + n * elem, bytes - n * elem);
-}
-
-/// A zlib stream of `in` at `level` (what HDF5's deflate filter writes) into out; its size.
-inline std::size_t deflate_bytes(const unsigned char* in, std::size_t size, std::vector<unsigned char>& out,
-                                 int level) {
-#if defined(CHUNKWISE_USE_LIBDEFLATE)
-    struct freer {
-        void operator()(libdeflate_compressor* c) const { libdeflate_free_compressor(c); }
-    };
-    thread_local int made_for = -1;
-    thread_local std::unique_ptr<libdeflate_compressor, freer> c;
-    if (made_for != level) {
-        c.reset(libdeflate_alloc_compressor(level));
-        made_for = level;
-    }
-    if (!c) throw std::runtime_error("cannot allocate a libdeflate compressor");
-    out.resize(libdeflate_zlib_compress_bound(c.get(), size));
-    const std::size_t got = libdeflate_zlib_compress(c.get(), in, size, out.data(), out.size());
-    if (got == 0) throw std::runtime_error("deflate failed");
-    return got;
-#else
-    out.resize(compressBound(static_cast<uLong>(size)));
-    uLongf got = static_cast<uLongf>(out.size());
-    if (compress2(out.data(), &got, in, static_cast<uLong>(size), level) != Z_OK)
-        throw std::runtime_error("deflate failed");
-    return got;
-#endif
-}
-
-}  // namespace detail
 
 /// A new chunked dataset that many threads fill at once, by rows: each `write_rows` call cuts
 /// its rows into chunks, shuffles and deflates them in the calling thread (as `opt` asks) and

@@ -1,10 +1,11 @@
 #pragma once
-// Internal: reads of chunked datasets whose filters chunkwise decodes itself, in two parts: the
+// Internal: reads of chunked datasets whose filters chunkwise decodes itself (filters/), in two parts: the
 // plan (which chunks the box touches, where each one's bytes are, and what is done with it) made
 // under the library lock, and its execution (pread, decode, copy or weave into the output)
 // outside it. A new way to serve a chunk is one action in chunk_plan and one case in run_plan.
 #include <chunkwise/detail/hdf5/copy.hpp>
 #include <chunkwise/detail/hdf5/decode.hpp>
+#include <chunkwise/detail/hdf5/filters/table.hpp>
 #include <chunkwise/detail/hdf5/fallback.hpp>
 #include <chunkwise/detail/hdf5/file_bytes.hpp>
 #include <chunkwise/detail/hdf5/fill.hpp>
@@ -43,8 +44,9 @@ inline std::atomic<std::uint64_t>& woven_groups() {
 }
 
 /// Undoes the chunk's filters (in reverse, skipping those its mask says were skipped) on
-/// buf.a[0, stored); returns the chunk_bytes decoded bytes (in buf.a or buf.b, or in `into`
-/// when given: then the last filter writes straight there, which must have room for chunk_bytes).
+/// buf.a[0, stored), each by its codec (filters/table.hpp); returns the chunk_bytes decoded bytes
+/// (in buf.a or buf.b, or in `into` when given: then the last filter writes straight there,
+/// which must have room for chunk_bytes).
 inline const unsigned char* decode_chunk(const dataset_state& s, scratch& buf, std::size_t stored, std::uint32_t mask,
                                          const std::size_t* offset, unsigned char* into = nullptr) {
     const auto skipped = [&](std::size_t i) { return i < 32 && (mask & (1u << i)) != 0; };
@@ -52,6 +54,8 @@ inline const unsigned char* decode_chunk(const dataset_state& s, scratch& buf, s
     for (std::size_t i = 0; i < s.filters.size() && last == s.filters.size(); ++i) {
         if (!skipped(i)) last = i;
     }
+    // What a stage in the middle of a pipeline may decode to: a chunk and what encoding adds.
+    const std::size_t bound = s.chunk_bytes + s.chunk_bytes / 8 + 65536;
     std::vector<unsigned char>* cur = &buf.a;
     std::vector<unsigned char>* other = &buf.b;
     const unsigned char* in = cur->data();
@@ -59,19 +63,26 @@ inline const unsigned char* decode_chunk(const dataset_state& s, scratch& buf, s
     try {
         for (std::size_t i = s.filters.size(); i-- > 0;) {
             if (skipped(i)) continue;  // skipped for this chunk when written
+            const filter_step& f = s.filters[i];
+            const codec& c = *f.decoder;
             const bool final = into != nullptr && i == last;
-            unsigned char* dst = nullptr;
-            if (s.filters[i].id == H5Z_FILTER_DEFLATE) {
-                if (!final) grow(*other, s.chunk_bytes, s);
-                dst = final ? into : other->data();
-                inflate_exact(in, size, dst, s.chunk_bytes);
-                size = s.chunk_bytes;
-            } else {                                        // shuffle, by its own parameter
-                if (final && size != s.chunk_bytes) break;  // reported below, nothing written
-                if (!final) grow(*other, size, s);
-                dst = final ? into : other->data();
-                unshuffle(in, dst, size, s.filters[i].param);
+            if (c.trim != nullptr) {  // checks and drops a suffix (fletcher32): the bytes stay
+                size = c.trim(f.cd, in, size);
+                if (final) {
+                    if (size != s.chunk_bytes) break;  // reported below, nothing written
+                    std::memcpy(into, in, size);
+                    in = into;
+                }
+                continue;
             }
+            std::size_t cap = s.chunk_bytes;
+            if (!final) {
+                const std::size_t stated = c.stated_size(f.cd, in, size);
+                cap = stated > 0 ? std::min(stated, std::max(bound, size)) : std::max(bound, size);
+                grow(*other, cap, s);
+            }
+            unsigned char* dst = final ? into : other->data();
+            size = c.decode(f.cd, in, size, dst, cap);
             in = dst;
             if (!final) std::swap(cur, other);
         }
@@ -216,8 +227,9 @@ chunk_plan plan_chunks(const dataset_state& s, const std::size_t* lo, const std:
     std::size_t out_bytes = sizeof(T);
     for (std::size_t d = 0; d < n; ++d) out_bytes *= p.out_shape[d];
     p.mapped = p.direct && maps_into(s, out_bytes);
-    // Any filtered chunk larger than this is corrupted (deflate never expands by more than 0.1%).
-    const std::size_t max_stored = s.chunk_bytes + s.chunk_bytes / 64 + 4096;
+    // Any filtered chunk larger than this is corrupted (deflate expands by at most 0.1%, the
+    // other codecs by under 2%: a larger stored size is a damaged index, not a chunk).
+    const std::size_t max_stored = s.chunk_bytes + s.chunk_bytes / 16 + 65536;
     // Chunks one element wide on a short last axis read whole (h5py's automatic chunks of a
     // (frames, atoms, 3) trajectory: one coordinate each): the `ways` chunks side by side are
     // decoded together and woven into the output, each output line written once.

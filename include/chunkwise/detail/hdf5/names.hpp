@@ -1,5 +1,7 @@
 #pragma once
-// Internal: names for messages: of a group's members, of a filter, a list joined by commas.
+// Internal: names for messages: of a group's members, of a filter (filters/codec.hpp), a list
+// joined by commas.
+#include <chunkwise/detail/hdf5/filters/codec.hpp>
 #include <chunkwise/detail/hdf5/library.hpp>
 
 #include <hdf5.h>
@@ -27,25 +29,6 @@ inline std::vector<std::string> group_members(hid_t file, const std::string& gro
         &names, H5P_DEFAULT);
     H5Eclear2(H5E_DEFAULT);
     return names;
-}
-
-inline std::string filter_name(int id) {
-    switch (id) {
-        case H5Z_FILTER_DEFLATE:
-            return "deflate";
-        case H5Z_FILTER_SHUFFLE:
-            return "shuffle";
-        case H5Z_FILTER_FLETCHER32:
-            return "fletcher32";
-        case H5Z_FILTER_SZIP:
-            return "szip";
-        case H5Z_FILTER_NBIT:
-            return "nbit";
-        case H5Z_FILTER_SCALEOFFSET:
-            return "scaleoffset";
-        default:
-            return "filter " + std::to_string(id);
-    }
 }
 
 }  // namespace chunkwise::h5::detail

@@ -157,6 +157,21 @@ inline void learn_btree_index(dataset_state& s) {
     if (index_walk_unused_because().empty()) s.index = find_btree_index(s);
 }
 
+/// The folders HDF5 searches for filter plugins, for messages ("HDF5_PLUGIN_PATH or ..."). Call
+/// with the lock held.
+inline std::string plugin_search_path() {
+    std::string path;
+    unsigned n = 0;
+    if (H5PLsize(&n) >= 0) {
+        for (unsigned i = 0; i < n; ++i) {
+            char dir[4096] = {};
+            if (H5PLget(i, dir, sizeof dir) > 0) path += (path.empty() ? "" : ":") + std::string(dir);
+        }
+    }
+    H5Eclear2(H5E_DEFAULT);
+    return path.empty() ? std::string("its default folder (HDF5_PLUGIN_PATH unset)") : path + " (HDF5_PLUGIN_PATH)";
+}
+
 inline std::shared_ptr<const dataset_state> open_dataset(const std::filesystem::path& file, const std::string& path) {
     auto s = std::make_shared<dataset_state>();
     s->file = file.string();
@@ -288,34 +303,44 @@ inline std::shared_ptr<const dataset_state> open_dataset(const std::filesystem::
     const int nfilters = H5Pget_nfilters(dcpl.get());
     if (nfilters < 0) s->fail("cannot read the filter pipeline: " + last_error());
     s->decodable = true;
-    int deflates = 0;
     for (int i = 0; i < nfilters; ++i) {
-        unsigned flags = 0, values[8] = {};
-        std::size_t nvalues = 8;
-        char name[64];
-        const H5Z_filter_t id =
-            H5Pget_filter2(dcpl.get(), static_cast<unsigned>(i), &flags, &nvalues, values, sizeof name, name, nullptr);
-        filter_step step{static_cast<int>(id), 0, filter_name(static_cast<int>(id))};
-        if (id == H5Z_FILTER_DEFLATE) {
-            // HDF5 checks the level even when reading (one parameter, 0-9), and so does chunkwise
-            // (H5Dread then reports it).
-            ++deflates;
-            if (nvalues != 1 || values[0] > 9) s->decodable = false;
-        } else if (id == H5Z_FILTER_SHUFFLE) {
-            // HDF5 shuffles by its one parameter (set to the type's size when the dataset was
-            // made); it refuses other parameter counts and 0, and so does chunkwise (H5Dread).
-            if (nvalues != 1 || values[0] == 0) {
-                s->decodable = false;
-            } else {
-                step.param = values[0];
-            }
+        unsigned flags = 0;
+        std::vector<unsigned> values(16);
+        std::size_t nvalues = values.size();
+        char name[256] = {};
+        H5Z_filter_t id =
+            H5Pget_filter2(dcpl.get(), static_cast<unsigned>(i), &flags, &nvalues, values.data(), sizeof name, name, nullptr);
+        if (id >= 0 && nvalues > values.size() && nvalues <= 4096) {  // more parameters than room: again
+            values.resize(nvalues);
+            id = H5Pget_filter2(dcpl.get(), static_cast<unsigned>(i), &flags, &nvalues, values.data(), sizeof name, name,
+                                nullptr);
+        }
+        if (id < 0) s->fail("cannot read filter " + std::to_string(i) + " of the pipeline: " + last_error());
+        values.resize(std::min(nvalues, values.size()));
+        filter_step step;
+        step.id = static_cast<int>(id);
+        step.cd = std::move(values);
+        step.name = filter_name(step.id);
+        // The filters chunkwise decodes (filters/table.hpp), where it accepts their parameters;
+        // any other makes HDF5 decode the dataset (which checks the same parameters).
+        const codec* c = find_codec(step.id);
+        const std::string refused = c == nullptr ? std::string("no decoder in chunkwise") : c->accepts(step.cd);
+        if (refused.empty()) {
+            step.decoder = c;
         } else {
             s->decodable = false;
+            // ... and where HDF5 cannot decode it either, reads fail naming the plugin to install.
+            if (H5Zfilter_avail(id) <= 0 && s->missing_filter.empty()) {
+                const std::string provider = filter_provider(step.id);
+                s->missing_filter = "needs HDF5 filter " + std::to_string(step.id) + " (" + step.name +
+                                    "), which neither chunkwise (" + refused + ") nor this HDF5 can decode: its plugin is "
+                                    "not installed" + (provider.empty() ? std::string() : " (" + provider + ")") +
+                                    "; HDF5 looks for plugins in " + plugin_search_path();
+            }
         }
         s->filter_names.push_back(step.name);
         s->filters.push_back(std::move(step));
     }
-    if (deflates > 1) s->decodable = false;
     H5Eclear2(H5E_DEFAULT);
 
     s->dcpl_h = std::move(dcpl);

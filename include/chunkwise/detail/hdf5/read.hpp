@@ -100,6 +100,7 @@ void read_box(const dataset_state& s, const std::size_t* lo, const std::size_t* 
         s.fail("the dataset's data is said to lie at byte " + std::to_string(s.contiguous_address) +
                ", outside the file's allocated space (corrupted or truncated?)");
     }
+    if (!reads_bytes_itself(s) && !s.missing_filter.empty()) s.fail(s.missing_filter);
     if (reads_bytes_itself(s)) {
         if (s.layout == storage::chunked) {
             read_chunked<T>(s, lo, hi, out);

@@ -6,6 +6,7 @@
 // driver, once per chunk, under the library lock.
 #include <chunkwise/detail/hdf5/btree_index.hpp>
 #include <chunkwise/detail/hdf5/chunk_index.hpp>
+#include <chunkwise/detail/hdf5/filters/table.hpp>
 #include <chunkwise/detail/hdf5/header_check.hpp>
 #include <chunkwise/detail/hdf5/library.hpp>
 #include <chunkwise/detail/hdf5/names.hpp>
@@ -39,8 +40,9 @@ enum class storage { contiguous, chunked, other };
 /// One filter of the pipeline, in the order HDF5 applies them when writing.
 struct filter_step {
     int id = 0;
-    std::size_t param = 0;  // shuffle: the element size it shuffles by
-    std::string name;
+    std::vector<unsigned> cd;        // its parameters (client data), as stored
+    std::string name;                // its usual name (filters/codec.hpp)
+    const codec* decoder = nullptr;  // chunkwise's decoder (filters/table.hpp); null: HDF5 decodes
 };
 
 /// Where one chunk's bytes are.
@@ -101,6 +103,7 @@ struct dataset_state {
     std::vector<filter_step> filters;
     std::vector<std::string> filter_names;
     bool decodable = false;  // every filter is one chunkwise decodes itself
+    std::string missing_filter;  // a filter neither chunkwise nor HDF5 can decode ("" if none)
     bool probing = false;    // the dataset's file is open through the probe driver
     btree_index index;                 // the file's own chunk index, walked by each read (no lock)
     mutable bool listed = false;       // every stored chunk's location learnt in one pass (H5Dchunk_iter)

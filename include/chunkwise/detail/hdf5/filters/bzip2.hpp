@@ -1,0 +1,84 @@
+#pragma once
+// Internal: the HDF5 bzip2 filter (id 307; Debian hdf5-filter-plugin): one bzip2 stream. The
+// plugin decodes until the stream ends, growing its output (a cut chunk never ends: it loops
+// forever); chunkwise decodes into the bound it is given and refuses a stream that ends early or
+// decodes to more. Needs libbz2 (CHUNKWISE_USE_BZIP2, set by chunkwise::hdf5 where CMake finds
+// it); else HDF5 decodes. Parameters: the block size 1-9, for encoding.
+#include <chunkwise/detail/hdf5/filters/codec.hpp>
+
+#if defined(CHUNKWISE_USE_BZIP2)
+#include <bzlib.h>
+#endif
+
+#include <algorithm>
+#include <climits>
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace chunkwise::h5::detail {
+
+inline constexpr int bzip2_filter_id = 307;
+
+#if defined(CHUNKWISE_USE_BZIP2)
+inline std::size_t bzip2_decode(const unsigned char* in, std::size_t n, unsigned char* out, std::size_t cap) {
+    bz_stream z{};
+    if (BZ2_bzDecompressInit(&z, 0, 0) != BZ_OK) damaged("cannot start a bzip2 decoder");
+    struct ender {
+        bz_stream* z;
+        ~ender() { BZ2_bzDecompressEnd(z); }
+    } end{&z};
+    std::size_t in_done = 0, out_done = 0;
+    while (true) {
+        // bzlib counts in unsigned int: feed and drain at most UINT_MAX at a time.
+        const std::size_t in_now = std::min<std::size_t>(n - in_done, UINT_MAX);
+        const std::size_t out_now = std::min<std::size_t>(cap - out_done, UINT_MAX);
+        z.next_in = const_cast<char*>(reinterpret_cast<const char*>(in + in_done));
+        z.avail_in = static_cast<unsigned>(in_now);
+        z.next_out = reinterpret_cast<char*>(out + out_done);
+        z.avail_out = static_cast<unsigned>(out_now);
+        const int rc = BZ2_bzDecompress(&z);
+        in_done += in_now - z.avail_in;
+        out_done += out_now - z.avail_out;
+        if (rc == BZ_STREAM_END) return out_done;
+        if (rc != BZ_OK) damaged("a corrupt bzip2 stream (bzlib error " + std::to_string(rc) + ")");
+        if (out_done == cap) damaged("a bzip2 stream that decodes to more than " + std::to_string(cap) + " bytes");
+        if (in_now - z.avail_in == 0 && out_now - z.avail_out == 0)
+            damaged("a bzip2 stream that ends early (truncated?)");
+    }
+}
+
+inline std::size_t bzip2_encode(const unsigned char* in, std::size_t n, std::vector<unsigned char>& out, int block) {
+    out.resize(n + n / 100 + 600);
+    if (n > UINT_MAX || out.size() > UINT_MAX) damaged("a chunk too large for bzip2");
+    unsigned got = static_cast<unsigned>(out.size());
+    const int rc = BZ2_bzBuffToBuffCompress(reinterpret_cast<char*>(out.data()), &got,
+                                            const_cast<char*>(reinterpret_cast<const char*>(in)), static_cast<unsigned>(n),
+                                            std::clamp(block, 1, 9), 0, 0);
+    if (rc != BZ_OK) damaged("bzip2 encoding failed (bzlib error " + std::to_string(rc) + ")");
+    out.resize(got);
+    return got;
+}
+#endif
+
+inline const codec bzip2_codec{
+    bzip2_filter_id, "bzip2",
+    [](const std::vector<unsigned>&) -> std::string {
+#if defined(CHUNKWISE_USE_BZIP2)
+        return {};
+#else
+        return "chunkwise was built without libbz2";
+#endif
+    },
+    [](const std::vector<unsigned>&, const unsigned char*, std::size_t) -> std::size_t { return 0; },
+    [](const std::vector<unsigned>&, [[maybe_unused]] const unsigned char* in, [[maybe_unused]] std::size_t n,
+       [[maybe_unused]] unsigned char* out, [[maybe_unused]] std::size_t cap) -> std::size_t {
+#if defined(CHUNKWISE_USE_BZIP2)
+        return bzip2_decode(in, n, out, cap);
+#else
+        damaged("chunkwise was built without libbz2");
+#endif
+    },
+    nullptr};
+
+}  // namespace chunkwise::h5::detail

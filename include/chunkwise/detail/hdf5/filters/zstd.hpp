@@ -1,0 +1,86 @@
+#pragma once
+// Internal: the HDF5 Zstandard filter (id 32015; netCDF-C's and hdf5plugin's plugins): the chunk
+// is one Zstandard frame that states its decoded size; the plugins decode into that size, so
+// chunkwise does too (a chunk without a stated size, or that decodes to another, is refused).
+// Needs libzstd (CHUNKWISE_USE_ZSTD, set by chunkwise::hdf5 where CMake finds it); else HDF5
+// decodes. Parameters: the level, for encoding.
+#include <chunkwise/detail/hdf5/filters/codec.hpp>
+
+#if defined(CHUNKWISE_USE_ZSTD)
+#include <zstd.h>
+#endif
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace chunkwise::h5::detail {
+
+inline constexpr int zstd_filter_id = 32015;
+
+#if defined(CHUNKWISE_USE_ZSTD)
+/// The decoded size a Zstandard frame states, or 0 where it states none (or is not one).
+inline std::size_t zstd_stated(const unsigned char* in, std::size_t n) {
+    const unsigned long long size = ZSTD_getFrameContentSize(in, n);
+    if (size == ZSTD_CONTENTSIZE_UNKNOWN || size == ZSTD_CONTENTSIZE_ERROR) return 0;
+    return static_cast<std::size_t>(size);
+}
+
+inline std::size_t zstd_decode(const unsigned char* in, std::size_t n, unsigned char* out, std::size_t cap) {
+    const unsigned long long stated = ZSTD_getFrameContentSize(in, n);
+    if (stated == ZSTD_CONTENTSIZE_ERROR) damaged("not a Zstandard frame (corrupted?)");
+    if (stated == ZSTD_CONTENTSIZE_UNKNOWN) damaged("a Zstandard frame that does not state its size");
+    if (stated > cap) damaged("a Zstandard frame that states " + std::to_string(stated) + " bytes, more than " + std::to_string(cap));
+    struct freer {
+        void operator()(ZSTD_DCtx* d) const { ZSTD_freeDCtx(d); }
+    };
+    thread_local std::unique_ptr<ZSTD_DCtx, freer> d(ZSTD_createDCtx());
+    if (!d) damaged("cannot allocate a Zstandard decoder");
+    const std::size_t got = ZSTD_decompressDCtx(d.get(), out, static_cast<std::size_t>(stated), in, n);
+    if (ZSTD_isError(got)) damaged(std::string("a corrupt Zstandard frame (") + ZSTD_getErrorName(got) + ")");
+    return got;
+}
+
+/// One Zstandard frame of [in, in + n) at `level`, stating its size, into out.
+inline std::size_t zstd_encode(const unsigned char* in, std::size_t n, std::vector<unsigned char>& out, int level) {
+    struct freer {
+        void operator()(ZSTD_CCtx* c) const { ZSTD_freeCCtx(c); }
+    };
+    thread_local std::unique_ptr<ZSTD_CCtx, freer> c(ZSTD_createCCtx());
+    if (!c) damaged("cannot allocate a Zstandard encoder");
+    out.resize(ZSTD_compressBound(n));
+    const std::size_t got = ZSTD_compressCCtx(c.get(), out.data(), out.size(), in, n, level);
+    if (ZSTD_isError(got)) damaged(std::string("Zstandard encoding failed (") + ZSTD_getErrorName(got) + ")");
+    out.resize(got);
+    return got;
+}
+#endif
+
+inline const codec zstd_codec{
+    zstd_filter_id, "zstd",
+    [](const std::vector<unsigned>&) -> std::string {
+#if defined(CHUNKWISE_USE_ZSTD)
+        return {};
+#else
+        return "chunkwise was built without libzstd";
+#endif
+    },
+    [](const std::vector<unsigned>&, [[maybe_unused]] const unsigned char* in, [[maybe_unused]] std::size_t n) -> std::size_t {
+#if defined(CHUNKWISE_USE_ZSTD)
+        return zstd_stated(in, n);
+#else
+        return 0;
+#endif
+    },
+    [](const std::vector<unsigned>&, [[maybe_unused]] const unsigned char* in, [[maybe_unused]] std::size_t n,
+       [[maybe_unused]] unsigned char* out, [[maybe_unused]] std::size_t cap) -> std::size_t {
+#if defined(CHUNKWISE_USE_ZSTD)
+        return zstd_decode(in, n, out, cap);
+#else
+        damaged("chunkwise was built without libzstd");
+#endif
+    },
+    nullptr};
+
+}  // namespace chunkwise::h5::detail
