@@ -64,8 +64,17 @@ inline const unsigned char* decode_chunk(const dataset_state& s, scratch& buf, s
         for (std::size_t i = s.filters.size(); i-- > 0;) {
             if (skipped(i)) continue;  // skipped for this chunk when written
             const filter_step& f = s.filters[i];
-            const codec& c = *f.decoder;
             const bool final = into != nullptr && i == last;
+            if (f.plugin != nullptr) {  // an installed plugin's decode, in this thread
+                const std::size_t cap = final ? s.chunk_bytes : std::max(bound, size);
+                if (!final) grow(*other, cap, s);
+                unsigned char* dst = final ? into : other->data();
+                size = plugin_decode(f.plugin, f.cd, in, size, dst, cap);
+                in = dst;
+                if (!final) std::swap(cur, other);
+                continue;
+            }
+            const codec& c = *f.decoder;
             if (c.trim != nullptr) {  // checks and drops a suffix (fletcher32): the bytes stay
                 size = c.trim(f.cd, in, size);
                 if (final) {

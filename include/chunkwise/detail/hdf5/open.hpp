@@ -325,7 +325,12 @@ inline std::shared_ptr<const dataset_state> open_dataset(const std::filesystem::
         // any other makes HDF5 decode the dataset (which checks the same parameters).
         const codec* c = find_codec(step.id);
         const std::string refused = c == nullptr ? std::string("no decoder in chunkwise") : c->accepts(step.cd);
-        if (refused.empty()) {
+        // Else (or first, where CHUNKWISE_HDF5_PLUGIN_FIRST asks) an installed plugin shown to be
+        // safe in the worker (filters/plugin.hpp).
+        if (!refused.empty() || plugin_first(step.id)) step.plugin = worker_plugin(step.id);
+        if (step.plugin != nullptr) {
+            step.decoder = nullptr;
+        } else if (refused.empty()) {
             step.decoder = c;
         } else {
             s->decodable = false;

@@ -43,6 +43,7 @@ struct filter_step {
     std::vector<unsigned> cd;        // its parameters (client data), as stored
     std::string name;                // its usual name (filters/codec.hpp)
     const codec* decoder = nullptr;  // chunkwise's decoder (filters/table.hpp); null: HDF5 decodes
+    H5Z_func_t plugin = nullptr;     // else an installed plugin's, called in the worker (filters/plugin.hpp)
 };
 
 /// Where one chunk's bytes are.

@@ -12,6 +12,7 @@
 #include <chunkwise/detail/hdf5/filters/fletcher32.hpp>
 #include <chunkwise/detail/hdf5/filters/lz4.hpp>
 #include <chunkwise/detail/hdf5/filters/lzf.hpp>
+#include <chunkwise/detail/hdf5/filters/plugin.hpp>
 #include <chunkwise/detail/hdf5/filters/shuffle.hpp>
 #include <chunkwise/detail/hdf5/filters/zstd.hpp>
 

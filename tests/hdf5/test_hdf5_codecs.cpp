@@ -1,0 +1,251 @@
+// Every codec chunkwise decodes in the worker (detail/hdf5/filters/), on files h5py writes through
+// Debian's HDF5 filter plugins (tests/support/h5py_codecs.py): LZ4, bzip2, Blosc with each codec
+// and shuffle, bitshuffle (none, LZ4, Zstandard inside), LZF, Fletcher-32, Zstandard. Each read
+// equals H5Dread (or, where this HDF5 has no plugin for the filter, the values h5py stored beside
+// it without filters) on 1, 3 and 8 threads (ThreadSanitizer runs this test); damaged chunks of
+// every codec (cut, headers altered, bytes flipped) are an h5::error or values, never a crash or
+// an overread (AddressSanitizer runs it too), and cut chunks are always an h5::error; a filter
+// that neither chunkwise nor HDF5 can decode is an h5::error naming its plugin.
+#include "catch.hpp"
+#include "h5_compare.hpp"
+#include "h5_files.hpp"
+
+#include <chunkwise/chunkwise.hpp>
+#include <chunkwise/hdf5.hpp>
+
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+using Catch::Matchers::Contains;
+using chunkwise::block;
+namespace h5 = chunkwise::h5;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string script = std::string(CHUNKWISE_TEST_SUPPORT_DIR) + "/h5py_codecs.py";
+
+// The folder of h5py-written files (codecs.h5, codecs.txt), made once per process.
+const fs::path& files() {
+    static const fs::path dir = [] {
+        fs::path d = test::scratch("codecs");
+        const std::string command = std::string(CHUNKWISE_TEST_PYTHON) + " " + script + " write " + d.string();
+        REQUIRE(std::system(command.c_str()) == 0);
+        return d;
+    }();
+    return dir;
+}
+
+std::vector<std::string> dataset_names() {
+    std::ifstream in(files() / "codecs.txt");
+    std::vector<std::string> names;
+    for (std::string line; std::getline(in, line);) {
+        if (!line.empty()) names.push_back(line);
+    }
+    return names;
+}
+
+bool contains(const std::string& text, const char* part) { return text.find(part) != std::string::npos; }
+
+/// Whether this build decodes `name`'s filters itself (the codec libraries it was built with).
+bool decoded_here(const std::string& name) {
+    bool ok = true;
+#if !defined(CHUNKWISE_USE_LZ4)
+    ok = ok && !contains(name, "lz4");
+#endif
+#if !defined(CHUNKWISE_USE_ZSTD)
+    ok = ok && !contains(name, "zstd");
+#endif
+#if !defined(CHUNKWISE_USE_BLOSC)
+    ok = ok && !contains(name, "blosc");
+#endif
+#if !defined(CHUNKWISE_USE_BZIP2)
+    ok = ok && !contains(name, "bzip2");
+#endif
+    return ok;
+}
+
+/// The values of `name` as doubles: H5Dread's, or (no plugin here) those stored beside it.
+std::vector<double> reference(const fs::path& file, const std::string& name) {
+    h5::dataset ds(file, name);
+    if (auto v = test::try_h5dread<double>(file, name, H5T_NATIVE_DOUBLE, 0, ds.shape()[0])) return *v;
+    return test::h5dread_rows<double>(file, name + ".expect", H5T_NATIVE_DOUBLE, 0, ds.shape()[0]);
+}
+
+/// Reads `name` in blocks of one row on `threads` threads; each block must equal `expect`.
+void read_in_blocks(const h5::dataset& ds, const std::vector<double>& expect, std::size_t threads) {
+    chunkwise::thread_policy pool(threads);
+    const std::size_t rows = ds.shape()[0], row = expect.size() / rows;
+    const auto blocks = chunkwise::partition(rows, chunkwise::parts{rows});
+    auto parts = chunkwise::gather(pool, chunkwise::map_blocks(pool, blocks, [&](const block& b) {
+                                       std::vector<double> v(b.size() * row);
+                                       ds.read_into(b, std::span<double>(v));
+                                       return v;
+                                   }));
+    for (std::size_t k = 0; k < blocks.size(); ++k) {
+        INFO("row " << blocks[k].begin << ", " << threads << " threads");
+        REQUIRE(std::memcmp(parts[k].data(), expect.data() + blocks[k].begin * row, parts[k].size() * sizeof(double)) == 0);
+    }
+}
+
+/// The stored bytes of chunk 0 of `name`, and its filter mask.
+std::vector<unsigned char> raw_chunk(const fs::path& file, const std::string& name, std::uint32_t& mask) {
+    const hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    const hid_t d = H5Dopen2(f, name.c_str(), H5P_DEFAULT);
+    const hsize_t at[3] = {0, 0, 0};
+    hsize_t size = 0;
+    REQUIRE(H5Dget_chunk_storage_size(d, at, &size) >= 0);
+    std::vector<unsigned char> bytes(static_cast<std::size_t>(size));
+    REQUIRE(H5Dread_chunk(d, H5P_DEFAULT, at, &mask, bytes.data()) >= 0);
+    H5Dclose(d);
+    H5Fclose(f);
+    return bytes;
+}
+
+/// Writes `bytes` as chunk 0 of `name` in `file`.
+void put_chunk(const fs::path& file, const std::string& name, const std::vector<unsigned char>& bytes,
+               std::uint32_t mask) {
+    const hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    const hid_t d = H5Dopen2(f, name.c_str(), H5P_DEFAULT);
+    const hsize_t at[3] = {0, 0, 0};
+    REQUIRE(H5Dwrite_chunk(d, H5P_DEFAULT, mask, at, bytes.size(), bytes.data()) >= 0);
+    H5Dclose(d);
+    H5Fclose(f);
+}
+
+}  // namespace
+
+TEST_CASE("every codec is decoded in the worker to H5Dread's values, on 1, 3 and 8 threads", "[hdf5][codecs]") {
+    const fs::path file = files() / "codecs.h5";
+    const auto names = dataset_names();
+    REQUIRE(names.size() >= 30);
+    for (const auto& name : names) {
+        INFO(name);
+        h5::dataset ds(file, name);
+        const auto expect = reference(file, name);
+        // The values h5py stored without filters are H5Dread's too, where H5Dread can decode.
+        REQUIRE(expect == test::h5dread_rows<double>(file, name + ".expect", H5T_NATIVE_DOUBLE, 0, ds.shape()[0]));
+        REQUIRE(ds.decodes_in_worker<double>() == decoded_here(name));
+        const auto whole = ds.read<double>(block{0, 0, ds.shape()[0]});
+        REQUIRE(std::memcmp(whole.data(), expect.data(), expect.size() * sizeof(double)) == 0);
+        for (std::size_t threads : {1u, 3u, 8u}) read_in_blocks(ds, expect, threads);
+    }
+    // The filters' names, as users see them.
+    REQUIRE(h5::dataset(file, "/lz4_shuffle_fletcher").filters() ==
+            std::vector<std::string>{"shuffle", "lz4", "fletcher32"});
+    REQUIRE(h5::dataset(file, "/blosc_zstd_2").filters() == std::vector<std::string>{"blosc"});
+    REQUIRE(h5::dataset(file, "/bitshuffle_zstd").filters() == std::vector<std::string>{"bitshuffle"});
+}
+
+TEST_CASE("damaged chunks of every codec: an h5::error or values, never a crash; cut chunks an h5::error",
+          "[hdf5][codecs][fuzz]") {
+    const fs::path file = files() / "codecs.h5";
+    const fs::path copy = files() / "damaged.h5";
+    std::mt19937_64 rng(20261125);
+    std::size_t errors = 0, reads = 0;
+    for (const auto& name : dataset_names()) {
+        if (!decoded_here(name)) continue;
+        std::uint32_t mask = 0;
+        const auto pristine = raw_chunk(file, name, mask);
+        for (int how = 0; how < 9; ++how) {
+            INFO(name << ", damage " << how);
+            auto bytes = pristine;
+            bool must_fail = false;
+            if (how == 0) {  // cut in half
+                bytes.resize(bytes.size() / 2);
+                must_fail = true;
+            } else if (how == 1) {  // cut to a few bytes
+                bytes.resize(std::min<std::size_t>(bytes.size(), 5));
+                must_fail = true;
+            } else if (how == 2) {  // the first 16 bytes (codec headers) overwritten
+                for (std::size_t i = 0; i < std::min<std::size_t>(16, bytes.size()); ++i)
+                    bytes[i] = static_cast<unsigned char>(rng());
+            } else if (how == 3) {  // a size field made huge
+                for (std::size_t i = 0; i < std::min<std::size_t>(8, bytes.size()); ++i) bytes[i] = 0x7f;
+            } else if (how == 4) {  // zeros
+                std::fill(bytes.begin(), bytes.end(), 0);
+            } else {  // bytes flipped anywhere
+                for (int k = 0; k < 1 + how; ++k) bytes[rng() % bytes.size()] ^= static_cast<unsigned char>(1 + rng() % 255);
+            }
+            std::filesystem::copy_file(file, copy, std::filesystem::copy_options::overwrite_existing);
+            put_chunk(copy, name, bytes, mask);
+            ++reads;
+            try {
+                h5::dataset ds(copy, name);
+                chunkwise::thread_policy pool(2);
+                const auto blocks = chunkwise::partition(ds.shape()[0], chunkwise::parts{2});
+                (void)chunkwise::gather(pool, chunkwise::map_blocks(pool, blocks, [&](const block& b) {
+                                            return ds.read<double>(b);
+                                        }));
+                REQUIRE_FALSE(must_fail);
+            } catch (const chunkwise::block_error& e) {
+                REQUIRE_THROWS_AS(std::rethrow_exception(e.original()), h5::error);
+                ++errors;
+            } catch (const h5::error&) {
+                ++errors;
+            }
+        }
+    }
+    std::printf("codecs: %zu damaged chunks read, %zu h5::error, 0 crashes\n", reads, errors);
+    REQUIRE(errors >= reads / 3);
+}
+
+TEST_CASE("an installed plugin shown to be safe decodes in the worker where asked", "[hdf5][codecs]") {
+    // Run with CHUNKWISE_HDF5_PLUGIN_FIRST=32000 as hdf5_codecs.plugin (then also under TSan with 8
+    // threads and under ASan with damaged chunks, by the cases above): Debian's LZF plugin instead
+    // of chunkwise's own LZF codec; without it, the codec.
+    const fs::path file = files() / "codecs.h5";
+    hbool_t threadsafe = false;
+    H5is_library_threadsafe(&threadsafe);
+    const bool plugin = h5::detail::plugin_first(32000) && threadsafe;
+    const auto before = h5::detail::plugin_decodes().load();
+    for (const char* name : {"/lzf", "/lzf_shuffle"}) {
+        INFO(name);
+        h5::dataset ds(file, name);
+        REQUIRE(ds.decodes_in_worker<double>());
+        const auto expect = reference(file, name);
+        const auto got = ds.read<double>(block{0, 0, ds.shape()[0]});
+        REQUIRE(std::memcmp(got.data(), expect.data(), expect.size() * sizeof(double)) == 0);
+    }
+    REQUIRE((h5::detail::plugin_decodes().load() > before) == plugin);
+    // Only plugins on the list run in the worker: LZ4's (it trusts damaged data) never does.
+    REQUIRE(h5::detail::plugin_safe_in_worker(32000));
+    REQUIRE_FALSE(h5::detail::plugin_safe_in_worker(32004));
+    REQUIRE_FALSE(h5::detail::plugin_safe_in_worker(307));
+}
+
+TEST_CASE("a filter that neither chunkwise nor HDF5 can decode is an h5::error naming its plugin",
+          "[hdf5][codecs]") {
+    const auto dir = test::scratch("missing-plugin");
+    const auto file = dir / "zfp.h5";
+    {
+        const hid_t f = H5Fcreate(file.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+        const hsize_t dims[2] = {4, 8}, chunk[2] = {2, 8};
+        const hid_t space = H5Screate_simple(2, dims, nullptr);
+        const hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+        H5Pset_chunk(dcpl, 2, chunk);
+        const unsigned cd[4] = {1, 2, 3, 4};
+        H5Pset_filter(dcpl, 32013, H5Z_FLAG_OPTIONAL, 4, cd);  // zfp: no plugin here
+        const hid_t d = H5Dcreate2(f, "/z", H5T_IEEE_F32LE, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+        REQUIRE(d >= 0);
+        const std::vector<unsigned char> junk(64, 7);
+        const hsize_t at[2] = {0, 0};
+        REQUIRE(H5Dwrite_chunk(d, H5P_DEFAULT, 0, at, junk.size(), junk.data()) >= 0);
+        H5Dclose(d);
+        H5Pclose(dcpl);
+        H5Sclose(space);
+        H5Fclose(f);
+    }
+    h5::dataset ds(file, "/z");  // opening works: the metadata is HDF5's
+    REQUIRE(ds.filters() == std::vector<std::string>{"zfp"});
+    REQUIRE_FALSE(ds.decodes_in_worker<float>());
+    REQUIRE_THROWS_AS(ds.read<float>(block{0, 0, 2}), h5::error);
+    REQUIRE_THROWS_WITH(ds.read<float>(block{0, 0, 2}), Contains("needs HDF5 filter 32013 (zfp)") &&
+                                                            Contains("its plugin is not installed") &&
+                                                            Contains("H5Z-ZFP") && Contains("HDF5 looks for plugins in"));
+    std::filesystem::remove_all(dir);
+}
