@@ -12,6 +12,9 @@
 
 #include <chunkwise/chunkwise.hpp>
 #include <chunkwise/hdf5.hpp>
+#if defined(CHUNKWISE_USE_ZSTD)
+#include <zstd.h>
+#endif
 
 #include <cstdlib>
 #include <cstring>
@@ -192,6 +195,15 @@ TEST_CASE("damaged chunks of every codec: an h5::error or values, never a crash;
     }
     std::printf("codecs: %zu damaged chunks read, %zu h5::error, 0 crashes\n", reads, errors);
     REQUIRE(errors >= reads / 3);
+    // A Fletcher-32 mismatch is the error H5Dread reports, naming the chunk.
+    std::uint32_t mask = 0;
+    auto bytes = raw_chunk(file, "/fletcher32", mask);
+    bytes[3] ^= 0x40;
+    std::filesystem::copy_file(file, copy, std::filesystem::copy_options::overwrite_existing);
+    put_chunk(copy, "/fletcher32", bytes, mask);
+    REQUIRE_THROWS_WITH(h5::dataset(copy, "/fletcher32").read<float>(block{0, 0, 4}),
+                        Contains("chunk at (0, 0, 0)") && Contains("data error detected by Fletcher32 checksum"));
+    REQUIRE_FALSE(test::try_h5dread<float>(copy, "/fletcher32", H5T_NATIVE_FLOAT, 0, 4).has_value());
 }
 
 TEST_CASE("an installed plugin shown to be safe decodes in the worker where asked", "[hdf5][codecs]") {
@@ -216,6 +228,77 @@ TEST_CASE("an installed plugin shown to be safe decodes in the worker where aske
     REQUIRE(h5::detail::plugin_safe_in_worker(32000));
     REQUIRE_FALSE(h5::detail::plugin_safe_in_worker(32004));
     REQUIRE_FALSE(h5::detail::plugin_safe_in_worker(307));
+}
+
+TEST_CASE("writing LZ4, Zstandard and Blosc: chunkwise and h5py read them back to the bit", "[hdf5][codecs]") {
+    const auto dir = test::scratch("codec-writes");
+    const auto file = dir / "w.h5";
+    xt::xtensor<float, 3> a = xt::xtensor<float, 3>::from_shape({37, 200, 3});
+    for (std::size_t i = 0; i < a.size(); ++i) a.data()[i] = static_cast<float>(static_cast<int>((i * 7919) % 5003)) * 0.01f;
+    struct option {
+        const char* name;
+        const char* codec;
+        bool shuffle;
+        bool built;
+    };
+    bool lz4 = false, zstd = false, blosc = false;
+#if defined(CHUNKWISE_USE_LZ4)
+    lz4 = true;
+#endif
+#if defined(CHUNKWISE_USE_ZSTD)
+    zstd = true;
+#endif
+#if defined(CHUNKWISE_USE_BLOSC)
+    blosc = true;
+#endif
+    const option options[] = {{"/lz4", "lz4", false, lz4},          {"/lz4_shuffle", "lz4", true, lz4},
+                              {"/zstd", "zstd", false, zstd},       {"/zstd_shuffle", "zstd", true, zstd},
+                              {"/blosc", "blosc", true, blosc},     {"/blosc_zstd", "blosc:zstd", false, blosc},
+                              {"/blosc_lz4hc", "blosc:lz4hc", true, blosc}};
+    for (const option& o : options) {
+        INFO(o.name);
+        h5::write_options opt;
+        opt.chunk = {5, 200, 3};
+        opt.codec = o.codec;
+        opt.shuffle = o.shuffle;
+        if (!o.built) {
+            REQUIRE_THROWS_WITH(h5::write(file, o.name, a, opt), Contains("needs chunkwise::hdf5 built with"));
+            continue;
+        }
+        h5::write(file, o.name, a, opt);
+        h5::dataset ds(file, o.name);
+        REQUIRE(ds.decodes_in_worker<float>());
+        const auto back = ds.read<float, 3>(block{0, 0, 37});
+        REQUIRE(std::memcmp(back.data(), a.data(), a.size() * sizeof(float)) == 0);
+        if (std::string(o.codec).rfind("zstd", 0) == 0) continue;  // no Zstandard plugin for h5py here
+        const auto out = dir / "dump.bin";
+        const std::string command = std::string(CHUNKWISE_TEST_PYTHON) + " " + script + " dump " + file.string() + " " +
+                                    o.name + " " + out.string();
+        REQUIRE(std::system(command.c_str()) == 0);
+        std::ifstream in(out, std::ios::binary);
+        std::vector<double> h5py_values(a.size());
+        in.read(reinterpret_cast<char*>(h5py_values.data()), static_cast<std::streamsize>(h5py_values.size() * 8));
+        REQUIRE(in.gcount() == static_cast<std::streamsize>(h5py_values.size() * 8));
+        for (std::size_t i = 0; i < a.size(); ++i) REQUIRE(h5py_values[i] == static_cast<double>(a.data()[i]));
+    }
+#if defined(CHUNKWISE_USE_ZSTD)
+    // Zstandard chunks are what libzstd itself decodes back to the values.
+    std::uint32_t mask = 0;
+    const auto raw = raw_chunk(file, "/zstd", mask);
+    std::vector<float> first(5 * 200 * 3);
+    REQUIRE(ZSTD_decompress(first.data(), first.size() * sizeof(float), raw.data(), raw.size()) ==
+            first.size() * sizeof(float));
+    REQUIRE(std::memcmp(first.data(), a.data(), first.size() * sizeof(float)) == 0);
+#endif
+    // Bad options are refused, naming them.
+    h5::write_options both;
+    both.deflate = 4;
+    both.codec = "lz4";
+    REQUIRE_THROWS_WITH(h5::write(file, "/both", a, both), Contains("deflate and codec 'lz4' are both asked for"));
+    h5::write_options unknown;
+    unknown.codec = "lzma";
+    REQUIRE_THROWS_WITH(h5::write(file, "/unknown", a, unknown), Contains("codec 'lzma' is not one of"));
+    std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("a filter that neither chunkwise nor HDF5 can decode is an h5::error naming its plugin",

@@ -7,7 +7,7 @@ stored without filters, holding its values, for the filters HDF5 here cannot dec
 
   python3 h5py_codecs.py write DIR          # DIR/codecs.h5 and the list DIR/codecs.txt
   python3 h5py_codecs.py zstd-chunk IN OUT  # IN's bytes as one Zstandard frame (stating its size)
-  python3 h5py_codecs.py lz4-check FILE PATH  # h5py (the LZ4/Blosc plugins) reads FILE:PATH; prints its sum
+  python3 h5py_codecs.py dump FILE PATH OUT  # h5py's values of FILE:PATH (through the plugins), as float64 bytes
 """
 import os
 import struct
@@ -138,10 +138,10 @@ def main():
             data = f.read()
         with open(sys.argv[3], "wb") as f:
             f.write(zstandard.ZstdCompressor(level=3, write_content_size=True).compress(data))
-    elif len(sys.argv) == 4 and sys.argv[1] == "check":
+    elif len(sys.argv) == 5 and sys.argv[1] == "dump":
         with h5py.File(sys.argv[2], "r") as f:
             a = f[sys.argv[3]][...]
-        print("sum %.17g" % float(np.asarray(a, dtype=np.float64).sum()))
+        np.asarray(a, dtype=np.float64).tofile(sys.argv[4])
     else:
         sys.exit(__doc__)
 

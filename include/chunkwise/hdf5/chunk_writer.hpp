@@ -1,18 +1,17 @@
 #pragma once
 /// \file
 /// `chunkwise::h5::chunk_writer`: a new chunked dataset written from many threads at once. Each
-/// worker cuts its rows into chunks and encodes them (shuffle, deflate) itself; only the final
+/// worker cuts its rows into chunks and encodes them (shuffle, deflate, LZ4, Zstandard, Blosc)
+/// itself; only the final
 /// H5Dwrite_chunk holds the HDF5 lock — compressed writes scale with threads.
 
 #include <chunkwise/detail/hdf5/copy.hpp>
 #include <chunkwise/detail/hdf5/create.hpp>
+#include <chunkwise/detail/hdf5/filters/encode.hpp>
 #include <chunkwise/detail/hdf5/library.hpp>
 #include <chunkwise/detail/hdf5/read.hpp>
 #include <chunkwise/detail/hdf5/types.hpp>
 #include <chunkwise/hdf5/error.hpp>
-
-#include <chunkwise/detail/hdf5/filters/deflate.hpp>
-#include <chunkwise/detail/hdf5/filters/shuffle.hpp>
 
 #include <hdf5.h>
 
@@ -31,7 +30,7 @@ namespace chunkwise::h5 {
 
 
 /// A new chunked dataset that many threads fill at once, by rows: each `write_rows` call cuts
-/// its rows into chunks, shuffles and deflates them in the calling thread (as `opt` asks) and
+/// its rows into chunks, shuffles and compresses them in the calling thread (as `opt` asks) and
 /// hands the finished chunks to HDF5 (H5Dwrite_chunk, the only part under the lock). Calls from
 /// different threads must write different chunks (rows split on chunk boundaries, as
 /// `h5::partition` or `partition(n, parts, align{chunk rows})` make them). `close()` checks that
@@ -115,17 +114,9 @@ public:
                 if (partial) std::fill(chunk.begin(), chunk.end(), T{});
                 detail::copy_box<T>(reinterpret_cast<const unsigned char*>(values.data()), et, src_shape.data(),
                                     lo.data(), hi.data(), chunk.data(), opt_.chunk.data(), zero.data(), n);
-                const unsigned char* bytes = reinterpret_cast<const unsigned char*>(chunk.data());
-                std::size_t size = chunk_elements_ * sizeof(T);
-                if (opt_.shuffle) {
-                    shuffled.resize(size);
-                    detail::shuffle_bytes(bytes, shuffled.data(), size, sizeof(T));
-                    bytes = shuffled.data();
-                }
-                if (opt_.deflate > 0) {
-                    size = detail::deflate_bytes(bytes, size, packed, opt_.deflate);
-                    bytes = packed.data();
-                }
+                const auto [bytes, size] =
+                    detail::encode_chunk(opt_, sizeof(T), reinterpret_cast<const unsigned char*>(chunk.data()),
+                                         chunk_elements_ * sizeof(T), shuffled, packed);
                 std::vector<hsize_t> offset(n);
                 for (std::size_t d = 0; d < n; ++d) offset[d] = c[d] * opt_.chunk[d];
                 {

@@ -4,6 +4,7 @@
 /// HDF5 file (chunked, deflated on request), readable by h5py, h5dump and any HDF5 reader.
 
 #include <chunkwise/detail/hdf5/create.hpp>
+#include <chunkwise/hdf5/chunk_writer.hpp>
 #include <chunkwise/detail/hdf5/library.hpp>
 #include <chunkwise/detail/hdf5/types.hpp>
 #include <chunkwise/gather.hpp>
@@ -63,6 +64,24 @@ inline void write_raw(const std::filesystem::path& file, const std::string& path
     w.commit();
 }
 
+/// Writes `shape` values of T at `data`: through HDF5's filters (deflate, shuffle), or, for a
+/// codec HDF5 cannot apply itself (write_options::codec), chunk by chunk encoded here
+/// (h5::chunk_writer).
+template <class T>
+void write_values(const std::filesystem::path& file, const std::string& path, const std::vector<std::size_t>& shape,
+                  const T* data, write_options opt) {
+    if (opt.codec.empty()) {
+        write_raw(file, path, native_type<T>(), sizeof(T), shape, data, std::move(opt));
+        return;
+    }
+    complete_options(opt, shape, sizeof(T), file.string(), normalize_path(path));  // the chunks
+    std::size_t count = 1;
+    for (std::size_t s : shape) count *= s;
+    chunk_writer<T> w(file, path, shape, std::move(opt));
+    if (count > 0) w.write_rows(0, std::span<const T>(data, count));
+    w.close();
+}
+
 /// The results held here, concatenated along axis 0 (all must agree on the other axes).
 template <class R, class T>
 std::vector<T> concatenate(const std::vector<R>& values, std::vector<std::size_t>& shape, const std::string& file,
@@ -100,7 +119,7 @@ void write(const std::filesystem::path& file, const std::string& path, const Arr
                   "chunkwise::h5::write: the array's values must be an arithmetic type (not bool)");
     const auto& s = array.shape();
     std::vector<std::size_t> shape(s.begin(), s.end());
-    detail::write_raw(file, path, detail::native_type<T>(), sizeof(T), shape, array.data(), std::move(opt));
+    detail::write_values<T>(file, path, shape, array.data(), std::move(opt));
 }
 
 /// Writes `values` as a 1-D dataset; otherwise as the array overload.
@@ -109,7 +128,7 @@ void write(const std::filesystem::path& file, const std::string& path, const std
            write_options opt = {}) {
     static_assert(std::is_arithmetic_v<T> && !std::is_same_v<T, bool>,
                   "chunkwise::h5::write: the values must be an arithmetic type (not bool)");
-    detail::write_raw(file, path, detail::native_type<T>(), sizeof(T), {values.size()}, values.data(), std::move(opt));
+    detail::write_values<T>(file, path, {values.size()}, values.data(), std::move(opt));
 }
 
 /// Writes `records` as a new 1-D dataset of variable-length sequences of T (HDF5's vlen type, what
@@ -177,9 +196,12 @@ void write_blocks(Policy& policy, const std::filesystem::path& file, const std::
         access::check_same(policy, "write_options", detail::options_text(opt));
     }
 #if defined(CHUNKWISE_HDF5_PARALLEL) && CHUNKWISE_HDF5_PARALLEL
+    // (Codecs HDF5 cannot apply go through the root, encoded there.)
     if constexpr (distributed_policy<Policy>) {
-        detail::write_blocks_collective<T>(policy, f, p, results, std::move(opt));
-        return;
+        if (opt.codec.empty()) {
+            detail::write_blocks_collective<T>(policy, f, p, results, std::move(opt));
+            return;
+        }
     }
 #endif
     std::vector<R> all = gather(policy, std::move(results));
@@ -190,7 +212,7 @@ void write_blocks(Policy& policy, const std::filesystem::path& file, const std::
             std::vector<std::size_t> shape;
             const std::vector<T> flat = detail::concatenate<R, T>(all, shape, f, p);
             if (shape.empty()) shape = {0};
-            detail::write_raw(file, p, detail::native_type<T>(), sizeof(T), shape, flat.data(), std::move(opt));
+            detail::write_values<T>(file, p, shape, flat.data(), std::move(opt));
         } catch (const error& e) {
             message = e.what();
             root_error = std::current_exception();

@@ -23,9 +23,16 @@ namespace chunkwise::h5 {
 
 /// How `write` and `write_blocks` store a dataset.
 struct write_options {
-    std::vector<std::size_t> chunk;  ///< chunk shape; empty: contiguous (or automatic when deflating)
+    std::vector<std::size_t> chunk;  ///< chunk shape; empty: contiguous (or automatic when compressing)
     int deflate = 0;                 ///< 0: no compression; 1-9: deflate level (chunked storage)
-    bool shuffle = false;            ///< byte shuffle before deflate (helps floats compress)
+    bool shuffle = false;            ///< byte shuffle before compressing (helps floats compress)
+    /// Instead of deflate, a codec chunkwise encodes itself, chunk by chunk: "lz4" (HDF5 filter
+    /// 32004), "zstd" (32015) or "blosc" (32001, its lz4 codec; "blosc:zstd", "blosc:lz4hc",
+    /// "blosc:zlib", "blosc:blosclz" pick another; `shuffle` is then Blosc's own). Each needs
+    /// chunkwise::hdf5 built with its library; readers need the filter's HDF5 plugin
+    /// (docs/hdf5.md, "Filters"). "" (the default): none.
+    std::string codec{};  // (initialized here: aggregate initialisation of the first three stays warning-free)
+    int level = 0;  ///< the codec's level; 0: its default (LZ4: none, Zstandard 3, Blosc 5)
 };
 
 namespace detail {
@@ -44,7 +51,46 @@ std::vector<std::size_t> result_shape(const R& r) {
 /// The options as text, to compare them across ranks and name them in messages.
 inline std::string options_text(const write_options& opt) {
     return "chunk " + (opt.chunk.empty() ? std::string("automatic") : shape_text(opt.chunk)) + ", deflate " +
-           std::to_string(opt.deflate) + ", shuffle " + (opt.shuffle ? "on" : "off");
+           std::to_string(opt.deflate) + ", shuffle " + (opt.shuffle ? "on" : "off") +
+           (opt.codec.empty() ? std::string() : ", codec " + opt.codec + " level " + std::to_string(opt.level));
+}
+
+/// The Blosc codec of a "blosc" or "blosc:NAME" option ("" for another codec option).
+inline std::string blosc_codec_of(const std::string& codec) {
+    if (codec == "blosc") return "lz4";
+    return codec.rfind("blosc:", 0) == 0 ? codec.substr(6) : std::string();
+}
+
+/// Why `opt.codec` cannot be written by this build ("" if it can).
+inline std::string codec_problem(const write_options& opt) {
+    const std::string& c = opt.codec;
+    if (c.empty()) return {};
+    if (opt.deflate > 0) return "deflate and codec '" + c + "' are both asked for: choose one";
+    if (c == "lz4") {
+#if defined(CHUNKWISE_USE_LZ4)
+        return {};
+#else
+        return "codec 'lz4' needs chunkwise::hdf5 built with liblz4 (Debian: liblz4-dev)";
+#endif
+    }
+    if (c == "zstd") {
+#if defined(CHUNKWISE_USE_ZSTD)
+        return opt.level >= 0 && opt.level <= 22 ? std::string() : "zstd level must be 0-22";
+#else
+        return "codec 'zstd' needs chunkwise::hdf5 built with libzstd (Debian: libzstd-dev)";
+#endif
+    }
+    const std::string b = blosc_codec_of(c);
+    if (!b.empty()) {
+#if defined(CHUNKWISE_USE_BLOSC)
+        if (b != "lz4" && b != "lz4hc" && b != "zstd" && b != "zlib" && b != "blosclz")
+            return "Blosc codec '" + b + "' is not one of lz4, lz4hc, zstd, zlib, blosclz";
+        return opt.level >= 0 && opt.level <= 9 ? std::string() : "blosc level must be 0-9";
+#else
+        return "codec '" + c + "' needs chunkwise::hdf5 built with libblosc (Debian: libblosc-dev)";
+#endif
+    }
+    return "codec '" + c + "' is not one of lz4, zstd, blosc, blosc:NAME";
 }
 
 /// Checks the options against the array's shape; fills in automatic chunks (whole rows, about
@@ -60,7 +106,8 @@ inline void complete_options(write_options& opt, const std::vector<std::size_t>&
                     "write: the chunk shape has " + std::to_string(opt.chunk.size()) + " axes, the array " +
                         std::to_string(shape.size()));
     }
-    if ((opt.deflate > 0 || opt.shuffle) && opt.chunk.empty()) {
+    if (const std::string problem = codec_problem(opt); !problem.empty()) throw error(file, path, "write: " + problem);
+    if ((opt.deflate > 0 || opt.shuffle || !opt.codec.empty()) && opt.chunk.empty()) {
         std::size_t row_bytes = elem_size;
         for (std::size_t d = 1; d < shape.size(); ++d) row_bytes *= std::max<std::size_t>(shape[d], 1);
         opt.chunk = shape;
@@ -105,12 +152,30 @@ inline std::string room_problem(const std::string& file, std::uintmax_t data_byt
 
 /// Sets `opt`'s chunk shape and filters (shuffle, deflate) on a dataset creation property list;
 /// none when opt.chunk is empty (contiguous). False when HDF5 refuses one.
-inline bool set_creation_properties(hid_t dcpl, const write_options& opt) {
+inline bool set_creation_properties(hid_t dcpl, const write_options& opt, std::size_t elem_size = 0) {
     if (opt.chunk.empty()) return true;
     std::vector<hsize_t> chunk(opt.chunk.begin(), opt.chunk.end());
-    return H5Pset_chunk(dcpl, static_cast<int>(chunk.size()), chunk.data()) >= 0 &&
-           (!opt.shuffle || H5Pset_shuffle(dcpl) >= 0) &&
-           (opt.deflate <= 0 || H5Pset_deflate(dcpl, static_cast<unsigned>(opt.deflate)) >= 0);
+    const std::string blosc = blosc_codec_of(opt.codec);
+    bool ok = H5Pset_chunk(dcpl, static_cast<int>(chunk.size()), chunk.data()) >= 0 &&
+              (!opt.shuffle || !blosc.empty() || H5Pset_shuffle(dcpl) >= 0) &&
+              (opt.deflate <= 0 || H5Pset_deflate(dcpl, static_cast<unsigned>(opt.deflate)) >= 0);
+    // The codecs' filters, optional (HDF5 writes nothing through them: chunkwise encodes the
+    // chunks), with the parameters their plugins state.
+    if (ok && opt.codec == "lz4") {
+        const unsigned cd[1] = {0};
+        ok = H5Pset_filter(dcpl, 32004, H5Z_FLAG_OPTIONAL, 1, cd) >= 0;
+    } else if (ok && opt.codec == "zstd") {
+        const unsigned cd[1] = {static_cast<unsigned>(opt.level > 0 ? opt.level : 3)};
+        ok = H5Pset_filter(dcpl, 32015, H5Z_FLAG_OPTIONAL, 1, cd) >= 0;
+    } else if (ok && !blosc.empty()) {
+        std::size_t bytes = elem_size;
+        for (std::size_t c : opt.chunk) bytes *= c;
+        const unsigned code = blosc == "blosclz" ? 0 : blosc == "lz4" ? 1 : blosc == "lz4hc" ? 2 : blosc == "zlib" ? 4 : 5;
+        const unsigned cd[7] = {2, 2, static_cast<unsigned>(elem_size), static_cast<unsigned>(bytes),
+                                static_cast<unsigned>(opt.level > 0 ? opt.level : 5), opt.shuffle ? 1u : 0u, code};
+        ok = H5Pset_filter(dcpl, 32001, H5Z_FLAG_OPTIONAL, 7, cd) >= 0;
+    }
+    return ok;
 }
 
 /// A dataset being created and written. Call everything with the library lock held.
@@ -135,7 +200,8 @@ public:
         handle dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
         if (!space.valid() || !lcpl.valid() || !dcpl.valid()) fail("cannot describe the dataset: " + last_error());
         H5Pset_create_intermediate_group(lcpl.get(), 1);
-        if (!set_creation_properties(dcpl.get(), opt)) fail("cannot set the chunk shape or filters: " + last_error());
+        if (!set_creation_properties(dcpl.get(), opt, H5Tget_size(file_type)))
+            fail("cannot set the chunk shape or filters: " + last_error());
         dset_h_ =
             handle(H5Dcreate2(file_h_.get(), path.c_str(), file_type, space.get(), lcpl.get(), dcpl.get(), H5P_DEFAULT),
                    H5Dclose);
