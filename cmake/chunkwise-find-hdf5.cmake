@@ -232,7 +232,7 @@ function(chunkwise_find_libdeflate)
 endfunction()
 
 # A codec library chunkwise decodes HDF5 filters with, optional (LZ4, Zstandard, Blosc, bzip2):
-# pkg-config MODULE where it has one, else HEADER and one of the LIBRARIES where find_path and
+# pkg-config MODULE where it has one ("-": none), else HEADER and one of the LIBRARIES where find_path and
 # find_library look. On success creates chunkwise::NAME and sets chunkwise_NAME_FOUND in the
 # caller's scope.
 #   chunkwise_find_codec(lz4 liblz4 lz4.h lz4)
@@ -243,7 +243,7 @@ function(chunkwise_find_codec name module header)
   endif()
   string(TOUPPER "${name}" _upper)
   find_package(PkgConfig QUIET)
-  if(PKG_CONFIG_FOUND AND NOT module STREQUAL "")
+  if(PKG_CONFIG_FOUND AND NOT module STREQUAL "-")
     pkg_check_modules(CHUNKWISE_CODEC_${_upper} QUIET IMPORTED_TARGET GLOBAL ${module})
   endif()
   if(TARGET PkgConfig::CHUNKWISE_CODEC_${_upper})
@@ -269,7 +269,7 @@ set(CHUNKWISE_CODECS lz4 zstd blosc bzip2)
 set(CHUNKWISE_CODEC_lz4 liblz4 lz4.h lz4)
 set(CHUNKWISE_CODEC_zstd libzstd zstd.h zstd)
 set(CHUNKWISE_CODEC_blosc blosc blosc.h blosc)
-set(CHUNKWISE_CODEC_bzip2 "" bzlib.h bz2)
+set(CHUNKWISE_CODEC_bzip2 - bzlib.h bz2)  # (no pkg-config module: "-")
 set(CHUNKWISE_CODEC_DEBIAN_lz4 liblz4-dev)
 set(CHUNKWISE_CODEC_DEBIAN_zstd libzstd-dev)
 set(CHUNKWISE_CODEC_DEBIAN_blosc libblosc-dev)

@@ -8,6 +8,7 @@
 //   chunkwise-bench read --file FILE.h5 --threads 1,2 --repeats R [--json]
 //   chunkwise-bench select --file FILE.h5 --select 564 --stride 16 --threads 1,2 --repeats R
 //   chunkwise-bench first-read --file FILE.h5 [--make 100000x256 [--gzip]] --threads 1,2 --repeats R
+//   chunkwise-bench codecs --file FILE.h5 --dataset PATH --threads 1,2 --repeats R
 //
 // rmsd and synthetic write DIR/scaling.json, DIR/scaling.csv, DIR/speedup.png, DIR/phases.png
 // and print the table; rmsd also writes the per-frame RMSD of its last repeat to DIR/rmsd.h5
@@ -15,6 +16,7 @@
 // the ranks, --threads then counting threads per rank (mpi_policy for 1, hybrid_policy above);
 // benchmarks/scale-mpi.sh runs one launch per rank count and merges them. docs/scaling.md.
 #include "../common/cli.hpp"
+#include "codecs.hpp"
 #include "first_read.hpp"
 #include "h5md.hpp"
 #include "probe.hpp"
@@ -74,6 +76,7 @@ constexpr const char* usage =
     "                         [--repeats 3] [--block-mib 4]\n"
     "  chunkwise-bench first-read --file FILE.h5 [--dataset /data] [--threads 1,2] [--repeats 3] [--block-mib 4]\n"
     "                             [--make ROWSxCOLS [--gzip]]\n"
+    "  chunkwise-bench codecs --file FILE.h5 [--dataset /data] [--threads 1,2] [--repeats 3] [--block-mib 4]\n"
     "Under mpiexec/srun (or --mode mpi) rmsd and synthetic run across ranks; --threads is then per rank.\n";
 
 /// True when an MPI launcher started this process (then MPI is initialised).
@@ -558,6 +561,7 @@ int main(int argc, char** argv) {
         if (cmd == "predict") return cmd_predict(argc, argv);
         if (cmd == "read") return bench_read::cmd_read(argc, argv);
         if (cmd == "first-read") return bench_first_read::cmd_first_read(argc, argv);
+        if (cmd == "codecs") return bench_codecs::cmd_codecs(argc, argv);
         if (cmd == "select") return bench_select::cmd_select(argc, argv);
         std::fprintf(stderr, "chunkwise-bench: unknown command '%s'\n%s", cmd.c_str(), usage);
         return 2;

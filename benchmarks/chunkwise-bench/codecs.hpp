@@ -1,0 +1,192 @@
+#pragma once
+// chunkwise-bench codecs: one compressed dataset read by chunkwise at each thread count, against
+// the codec alone and HDF5 itself, in one run:
+//
+//   chunkwise-bench codecs --file FILE.h5 [--dataset PATH] [--threads 1,2] [--repeats 3] [--block-mib 4]
+//
+// Prints, in seconds (each reader once per round, R rounds after a warm-up round, the best round
+// of each; page cache warm), with the CPU:
+//   decode alone   every stored chunk (read into memory first) decoded by chunkwise's codec for the
+//                  filter, 1 thread: the codec library's own decode (LZ4, Zstandard, Blosc, bzip2)
+//                  or chunkwise's (LZF, bitshuffle) plus size checks; no I/O, no HDF5
+//   HDF5 C loop    H5Dread of each chunk's rows into one buffer, 1 thread (through the installed
+//                  plugin; left out where none is installed)
+//   chunkwise      map_blocks over h5::partition(ds, block_bytes{4 MiB}) read into reused buffers
+//                  at each thread count: x of decode alone, and the speedup over 1 thread
+#include "../common/cli.hpp"
+#include "read.hpp"
+
+#include <chunkwise/bench/machine.hpp>
+#include <chunkwise/chunkwise.hpp>
+#include <chunkwise/hdf5.hpp>
+
+#include <hdf5.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <stdexcept>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace bench_codecs {
+
+/// Every stored chunk of a dataset (1 filter mask each), in memory.
+struct stored_chunks {
+    std::vector<std::vector<unsigned char>> bytes;
+    std::vector<std::uint32_t> masks;
+    std::size_t chunk_bytes = 0;
+};
+
+inline stored_chunks load(const std::filesystem::path& file, const std::string& path) {
+    chunkwise::h5::library_lock lock;
+    stored_chunks s;
+    const hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (f < 0) throw std::runtime_error("H5Fopen " + file.string() + " failed");
+    const hid_t d = H5Dopen2(f, path.c_str(), H5P_DEFAULT);
+    const hid_t space = H5Dget_space(d);
+    const int rank = H5Sget_simple_extent_ndims(space);
+    std::vector<hsize_t> dims(static_cast<std::size_t>(rank)), chunk(dims.size()), at(dims.size(), 0);
+    H5Sget_simple_extent_dims(space, dims.data(), nullptr);
+    const hid_t dcpl = H5Dget_create_plist(d);
+    if (H5Pget_layout(dcpl) != H5D_CHUNKED) throw std::invalid_argument(path + " is not chunked");
+    H5Pget_chunk(dcpl, rank, chunk.data());
+    const hid_t type = H5Dget_type(d);
+    s.chunk_bytes = H5Tget_size(type);
+    for (hsize_t c : chunk) s.chunk_bytes *= static_cast<std::size_t>(c);
+    H5Tclose(type);
+    bool more = !dims.empty() && dims[0] > 0;
+    while (more) {
+        hsize_t size = 0;
+        if (H5Dget_chunk_storage_size(d, at.data(), &size) >= 0 && size > 0) {
+            std::vector<unsigned char> b(static_cast<std::size_t>(size));
+            std::uint32_t mask = 0;
+            if (H5Dread_chunk(d, H5P_DEFAULT, at.data(), &mask, b.data()) < 0) throw std::runtime_error("H5Dread_chunk failed");
+            s.bytes.push_back(std::move(b));
+            s.masks.push_back(mask);
+        }
+        for (std::size_t k = dims.size(); k-- > 0;) {
+            at[k] += chunk[k];
+            if (at[k] < dims[k]) break;
+            at[k] = 0;
+            if (k == 0) more = false;
+        }
+    }
+    H5Pclose(dcpl);
+    H5Sclose(space);
+    H5Dclose(d);
+    H5Fclose(f);
+    return s;
+}
+
+inline int cmd_codecs(int argc, char** argv) {
+    bench_cli::args a(argc, argv, 2, {"file", "dataset", "threads", "repeats", "block-mib"}, {});
+    const std::filesystem::path file = a.required("file");
+    const std::string path = a.text("dataset", "/data");
+    const auto threads = a.counts("threads", {1, 2}, 1);
+    const std::size_t repeats = a.count("repeats", 3, 1), block = a.count("block-mib", 4, 1) << 20;
+    if (!std::filesystem::is_regular_file(file)) throw std::invalid_argument("--file: no file " + file.string());
+    if (std::find(threads.begin(), threads.end(), std::size_t{1}) == threads.end())
+        throw std::invalid_argument("--threads: must include 1 (the speedups are against 1 thread)");
+
+    const stored_chunks raw = load(file, path);
+    chunkwise::h5::dataset ds(file, path);
+    const auto& st = chunkwise::h5::detail::dataset_access::state(ds);
+    const auto blocks = chunkwise::h5::partition(ds, chunkwise::h5::block_bytes{block});
+    std::size_t stored = 0;
+    for (const auto& b : raw.bytes) stored += b.size();
+
+    // The filters' own decoders, chunk by chunk from memory.
+    std::vector<unsigned char> out_a(raw.chunk_bytes + raw.chunk_bytes / 8 + 65536), out_b(out_a.size());
+    const auto decode_all = [&](bool plugins) {
+        for (std::size_t k = 0; k < raw.bytes.size(); ++k) {
+            const unsigned char* in = raw.bytes[k].data();
+            std::size_t size = raw.bytes[k].size();
+            std::vector<unsigned char>* dst = &out_a;
+            for (std::size_t i = st.filters.size(); i-- > 0;) {
+                if (i < 32 && (raw.masks[k] & (1u << i)) != 0) continue;
+                const auto& f = st.filters[i];
+                const H5Z_func_t fn = plugins ? chunkwise::h5::detail::worker_plugin(f.id) : nullptr;
+                if (fn != nullptr) {
+                    size = chunkwise::h5::detail::plugin_decode(fn, f.cd, in, size, dst->data(), dst->size());
+                } else if (f.decoder != nullptr && f.decoder->trim != nullptr) {
+                    size = f.decoder->trim(f.cd, in, size);
+                    continue;
+                } else if (f.decoder != nullptr) {
+                    size = f.decoder->decode(f.cd, in, size, dst->data(), dst->size());
+                } else {
+                    throw std::runtime_error("no decoder for filter " + f.name);
+                }
+                in = dst->data();
+                dst = dst == &out_a ? &out_b : &out_a;
+            }
+            if (size != raw.chunk_bytes) throw std::runtime_error("a chunk decodes to another size");
+        }
+    };
+    std::vector<std::unique_ptr<chunkwise::thread_policy>> pools;
+    for (std::size_t n : threads) pools.push_back(std::make_unique<chunkwise::thread_policy>(n));
+    const auto pass = [&](chunkwise::thread_policy& pool) {
+        (void)chunkwise::gather(pool, chunkwise::map_blocks(pool, blocks, [&](const chunkwise::block& b) {
+                                    thread_local std::vector<float> buf;
+                                    buf.resize(b.size() * st.row_elements);
+                                    ds.read_into(b, std::span<float>(buf));
+                                    return buf[0];
+                                }));
+    };
+    const auto c_loop = [&] {
+        chunkwise::h5::library_lock lock;
+        const hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+        const hid_t d = H5Dopen2(f, path.c_str(), H5P_DEFAULT);
+        const hid_t fs = H5Dget_space(d);
+        std::vector<hsize_t> dims(st.dims.begin(), st.dims.end()), start(dims.size(), 0), count = dims;
+        std::vector<float> buf(st.chunk[0] * st.row_elements);
+        for (hsize_t r = 0; r < dims[0]; r += st.chunk[0]) {
+            start[0] = r;
+            count[0] = std::min<hsize_t>(st.chunk[0], dims[0] - r);
+            H5Sselect_hyperslab(fs, H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr);
+            const hid_t ms = H5Screate_simple(static_cast<int>(count.size()), count.data(), nullptr);
+            const herr_t rc = H5Dread(d, H5T_NATIVE_FLOAT, ms, fs, H5P_DEFAULT, buf.data());
+            H5Sclose(ms);
+            if (rc < 0) throw std::runtime_error("H5Dread failed (no plugin for this filter?)");
+        }
+        H5Sclose(fs);
+        H5Dclose(d);
+        H5Fclose(f);
+    };
+    bool have_plugin = false;
+    {
+        chunkwise::h5::library_lock lock;
+        for (const auto& f : st.filters) have_plugin = have_plugin || H5Zfilter_avail(f.id) > 0;
+    }
+    bench_read::round_robin rounds;
+    const std::size_t i_alone = rounds.add([&] { decode_all(false); });
+    std::vector<std::size_t> i_cw;
+    for (std::size_t k = 0; k < threads.size(); ++k) i_cw.push_back(rounds.add([&, k] { pass(*pools[k]); }));
+    const std::size_t i_c = have_plugin ? rounds.add(c_loop) : 0;
+    rounds.run(repeats);
+    const double alone = rounds.best(i_alone);
+    const std::size_t k1 = static_cast<std::size_t>(std::find(threads.begin(), threads.end(), 1) - threads.begin());
+
+    std::string filters;
+    for (const auto& f : st.filters) filters += (filters.empty() ? "" : " + ") + f.name;
+    std::printf("# %s:%s: %s float32, chunks %s, %s; %.1f MiB stored of %.1f MiB; best of %zu, page cache warm\n",
+                file.c_str(), path.c_str(), chunkwise::h5::detail::shape_text(st.dims).c_str(),
+                chunkwise::h5::detail::shape_text(st.chunk).c_str(), filters.c_str(), static_cast<double>(stored) / (1 << 20),
+                static_cast<double>(raw.chunk_bytes * raw.bytes.size()) / (1 << 20), repeats);
+    std::printf("# CPU: %s\n", chunkwise::bench::machine_info::here().text().c_str());
+    std::printf("decoded in the worker: %s\n", ds.decodes_in_worker<float>() ? "yes" : "no (H5Dread under the lock)");
+    std::printf("%-40s %9.4f s\n", "decode alone (codec, from memory), 1 thread", alone);
+    if (have_plugin) std::printf("%-40s %9.4f s  (H5Dread of each chunk's rows)\n", "HDF5 C loop, 1 thread", rounds.best(i_c));
+    for (std::size_t k = 0; k < threads.size(); ++k) {
+        char label[64];
+        std::snprintf(label, sizeof label, "chunkwise, %zu thread%s", threads[k], threads[k] == 1 ? "" : "s");
+        const double t = rounds.best(i_cw[k]);
+        std::printf("%-40s %9.4f s  (%.2fx of decode alone; %.2fx of 1 thread)\n", label, t, t * static_cast<double>(threads[k]) / alone,
+                    rounds.best(i_cw[k1]) / t);
+    }
+    return 0;
+}
+
+}  // namespace bench_codecs
