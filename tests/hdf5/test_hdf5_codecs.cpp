@@ -54,22 +54,31 @@ std::vector<std::string> dataset_names() {
 
 bool contains(const std::string& text, const char* part) { return text.find(part) != std::string::npos; }
 
+#if defined(CHUNKWISE_USE_LZ4)
+constexpr bool built_lz4 = true;
+#else
+constexpr bool built_lz4 = false;
+#endif
+#if defined(CHUNKWISE_USE_ZSTD)
+constexpr bool built_zstd = true;
+#else
+constexpr bool built_zstd = false;
+#endif
+#if defined(CHUNKWISE_USE_BLOSC)
+constexpr bool built_blosc = true;
+#else
+constexpr bool built_blosc = false;
+#endif
+#if defined(CHUNKWISE_USE_BZIP2)
+constexpr bool built_bzip2 = true;
+#else
+constexpr bool built_bzip2 = false;
+#endif
+
 /// Whether this build decodes `name`'s filters itself (the codec libraries it was built with).
 bool decoded_here(const std::string& name) {
-    bool ok = true;
-#if !defined(CHUNKWISE_USE_LZ4)
-    ok = ok && !contains(name, "lz4");
-#endif
-#if !defined(CHUNKWISE_USE_ZSTD)
-    ok = ok && !contains(name, "zstd");
-#endif
-#if !defined(CHUNKWISE_USE_BLOSC)
-    ok = ok && !contains(name, "blosc");
-#endif
-#if !defined(CHUNKWISE_USE_BZIP2)
-    ok = ok && !contains(name, "bzip2");
-#endif
-    return ok;
+    return (built_lz4 || !contains(name, "lz4")) && (built_zstd || !contains(name, "zstd")) &&
+           (built_blosc || !contains(name, "blosc")) && (built_bzip2 || !contains(name, "bzip2"));
 }
 
 /// The values of `name` as doubles: H5Dread's, or (no plugin here) those stored beside it.
@@ -241,16 +250,7 @@ TEST_CASE("writing LZ4, Zstandard and Blosc: chunkwise and h5py read them back t
         bool shuffle;
         bool built;
     };
-    bool lz4 = false, zstd = false, blosc = false;
-#if defined(CHUNKWISE_USE_LZ4)
-    lz4 = true;
-#endif
-#if defined(CHUNKWISE_USE_ZSTD)
-    zstd = true;
-#endif
-#if defined(CHUNKWISE_USE_BLOSC)
-    blosc = true;
-#endif
+    const bool lz4 = built_lz4, zstd = built_zstd, blosc = built_blosc;
     const option options[] = {{"/lz4", "lz4", false, lz4},          {"/lz4_shuffle", "lz4", true, lz4},
                               {"/zstd", "zstd", false, zstd},       {"/zstd_shuffle", "zstd", true, zstd},
                               {"/blosc", "blosc", true, blosc},     {"/blosc_zstd", "blosc:zstd", false, blosc},
