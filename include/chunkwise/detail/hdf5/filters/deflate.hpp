@@ -19,36 +19,7 @@
 
 namespace chunkwise::h5::detail {
 
-/// Inflates a zlib stream (what HDF5's deflate filter writes) into exactly `out_size` bytes.
-/// Throws std::runtime_error when the stream is corrupt or decodes to another size.
-inline void inflate_exact(const unsigned char* in, std::size_t in_size, unsigned char* out, std::size_t out_size) {
-#if defined(CHUNKWISE_USE_LIBDEFLATE)
-    struct freer {
-        void operator()(libdeflate_decompressor* d) const { libdeflate_free_decompressor(d); }
-    };
-    thread_local std::unique_ptr<libdeflate_decompressor, freer> d(libdeflate_alloc_decompressor());
-    if (!d) throw std::runtime_error("cannot allocate a libdeflate decompressor");
-    std::size_t got = 0;
-    const auto rc = libdeflate_zlib_decompress(d.get(), in, in_size, out, out_size, &got);
-    if (rc != LIBDEFLATE_SUCCESS || got != out_size) {
-        throw std::runtime_error("corrupt deflate stream in a chunk (libdeflate: " +
-                                 std::string(rc == LIBDEFLATE_BAD_DATA ? "bad data" : "wrong size") + ", " +
-                                 std::to_string(got) + " of " + std::to_string(out_size) + " bytes)");
-    }
-#else
-    if (in_size > std::numeric_limits<uLong>::max() || out_size > std::numeric_limits<uLongf>::max()) {
-        throw std::runtime_error("chunk too large for zlib");
-    }
-    uLongf got = static_cast<uLongf>(out_size);
-    const int rc = ::uncompress(out, &got, in, static_cast<uLong>(in_size));
-    if (rc != Z_OK || got != out_size) {
-        throw std::runtime_error("corrupt deflate stream in a chunk (zlib error " + std::to_string(rc) + ", " +
-                                 std::to_string(got) + " of " + std::to_string(out_size) + " bytes)");
-    }
-#endif
-}
-
-/// Inflates a zlib stream into at most `cap` bytes; returns how many. Throws std::runtime_error
+/// Inflates a zlib stream (what HDF5's deflate filter writes) into at most `cap` bytes; returns how many. Throws std::runtime_error
 /// when the stream is corrupt or decodes to more than cap.
 inline std::size_t inflate_into(const unsigned char* in, std::size_t in_size, unsigned char* out, std::size_t cap) {
 #if defined(CHUNKWISE_USE_LIBDEFLATE)
