@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -478,7 +479,7 @@ TEST_CASE("a user's mergeable type and every statistic are checkpointed and resu
     chunkwise::run_options opt;
     opt.checkpoint = dir;
     const auto blocks = chunkwise::partition(1000, chunkwise::parts{9});
-    int calls = 0;
+    std::atomic<int> calls{0};
     auto run = [&] {
         return chunkwise::reduce(pool, chunkwise::map_blocks(
                                            pool, blocks,
@@ -576,7 +577,7 @@ TEMPLATE_TEST_CASE("blocks with halos: own ranges cover the data once, reads ove
     const auto dir = test::scratch("halo-ckpt");
     chunkwise::run_options opt;
     opt.checkpoint = dir;
-    int calls = 0;
+    std::atomic<int> calls{0};
     auto sizes = [&](const chunkwise::halo_block& b) {
         ++calls;
         return b.read_end - b.read_begin;
