@@ -135,7 +135,9 @@ TEMPLATE_TEST_CASE("a throw at any step of any collective on any rank: every ran
     boost::mpi::communicator world;
     const std::vector<std::string> steps{"agree", "serialize", "transfer", "deserialize", "combine"};
     std::set<std::pair<std::string, std::string>> fired;
-    for (const auto& [name, run] : collectives<decltype(policy)>()) {
+    for (const auto& collective : collectives<decltype(policy)>()) {
+        const auto& name = collective.first;
+        const auto& run = collective.second;  // not a structured binding: clang before 16 cannot capture one
         for (const std::string& step : steps) {
             for (int rank = 0; rank < world.size(); ++rank) {
                 INFO(TestType::name() << ": " << name << ", " << step << " step on rank " << rank << " of "
