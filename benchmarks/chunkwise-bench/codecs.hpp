@@ -33,54 +33,6 @@
 
 namespace bench_codecs {
 
-/// Every stored chunk of a dataset (1 filter mask each), in memory.
-struct stored_chunks {
-    std::vector<std::vector<unsigned char>> bytes;
-    std::vector<std::uint32_t> masks;
-    std::size_t chunk_bytes = 0;
-};
-
-inline stored_chunks load(const std::filesystem::path& file, const std::string& path) {
-    chunkwise::h5::library_lock lock;
-    stored_chunks s;
-    const hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
-    if (f < 0) throw std::runtime_error("H5Fopen " + file.string() + " failed");
-    const hid_t d = H5Dopen2(f, path.c_str(), H5P_DEFAULT);
-    const hid_t space = H5Dget_space(d);
-    const int rank = H5Sget_simple_extent_ndims(space);
-    std::vector<hsize_t> dims(static_cast<std::size_t>(rank)), chunk(dims.size()), at(dims.size(), 0);
-    H5Sget_simple_extent_dims(space, dims.data(), nullptr);
-    const hid_t dcpl = H5Dget_create_plist(d);
-    if (H5Pget_layout(dcpl) != H5D_CHUNKED) throw std::invalid_argument(path + " is not chunked");
-    H5Pget_chunk(dcpl, rank, chunk.data());
-    const hid_t type = H5Dget_type(d);
-    s.chunk_bytes = H5Tget_size(type);
-    for (hsize_t c : chunk) s.chunk_bytes *= static_cast<std::size_t>(c);
-    H5Tclose(type);
-    bool more = !dims.empty() && dims[0] > 0;
-    while (more) {
-        hsize_t size = 0;
-        if (H5Dget_chunk_storage_size(d, at.data(), &size) >= 0 && size > 0) {
-            std::vector<unsigned char> b(static_cast<std::size_t>(size));
-            std::uint32_t mask = 0;
-            if (H5Dread_chunk(d, H5P_DEFAULT, at.data(), &mask, b.data()) < 0) throw std::runtime_error("H5Dread_chunk failed");
-            s.bytes.push_back(std::move(b));
-            s.masks.push_back(mask);
-        }
-        for (std::size_t k = dims.size(); k-- > 0;) {
-            at[k] += chunk[k];
-            if (at[k] < dims[k]) break;
-            at[k] = 0;
-            if (k == 0) more = false;
-        }
-    }
-    H5Pclose(dcpl);
-    H5Sclose(space);
-    H5Dclose(d);
-    H5Fclose(f);
-    return s;
-}
-
 inline int cmd_codecs(int argc, char** argv) {
     bench_cli::args a(argc, argv, 2, {"file", "dataset", "threads", "repeats", "block-mib"}, {});
     const std::filesystem::path file = a.required("file");
@@ -91,7 +43,7 @@ inline int cmd_codecs(int argc, char** argv) {
     if (std::find(threads.begin(), threads.end(), std::size_t{1}) == threads.end())
         throw std::invalid_argument("--threads: must include 1 (the speedups are against 1 thread)");
 
-    const stored_chunks raw = load(file, path);
+    const bench_read::stored_chunks raw = bench_read::load_stored(file, path);
     chunkwise::h5::dataset ds(file, path);
     const auto& st = chunkwise::h5::detail::dataset_access::state(ds);
     const auto blocks = chunkwise::h5::partition(ds, chunkwise::h5::block_bytes{block});

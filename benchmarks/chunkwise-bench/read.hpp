@@ -130,6 +130,54 @@ inline bool reset_peak_rss() {
     return static_cast<bool>(out);
 }
 
+/// Every stored chunk of a dataset (1 filter mask each), in memory.
+struct stored_chunks {
+    std::vector<std::vector<unsigned char>> bytes;
+    std::vector<std::uint32_t> masks;
+    std::size_t chunk_bytes = 0;
+};
+
+inline stored_chunks load_stored(const std::filesystem::path& file, const std::string& path) {
+    chunkwise::h5::library_lock lock;
+    stored_chunks s;
+    const hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (f < 0) throw std::runtime_error("H5Fopen " + file.string() + " failed");
+    const hid_t d = H5Dopen2(f, path.c_str(), H5P_DEFAULT);
+    const hid_t space = H5Dget_space(d);
+    const int rank = H5Sget_simple_extent_ndims(space);
+    std::vector<hsize_t> dims(static_cast<std::size_t>(rank)), chunk(dims.size()), at(dims.size(), 0);
+    H5Sget_simple_extent_dims(space, dims.data(), nullptr);
+    const hid_t dcpl = H5Dget_create_plist(d);
+    if (H5Pget_layout(dcpl) != H5D_CHUNKED) throw std::invalid_argument(path + " is not chunked");
+    H5Pget_chunk(dcpl, rank, chunk.data());
+    const hid_t type = H5Dget_type(d);
+    s.chunk_bytes = H5Tget_size(type);
+    for (hsize_t c : chunk) s.chunk_bytes *= static_cast<std::size_t>(c);
+    H5Tclose(type);
+    bool more = !dims.empty() && dims[0] > 0;
+    while (more) {
+        hsize_t size = 0;
+        if (H5Dget_chunk_storage_size(d, at.data(), &size) >= 0 && size > 0) {
+            std::vector<unsigned char> b(static_cast<std::size_t>(size));
+            std::uint32_t mask = 0;
+            if (H5Dread_chunk(d, H5P_DEFAULT, at.data(), &mask, b.data()) < 0) throw std::runtime_error("H5Dread_chunk failed");
+            s.bytes.push_back(std::move(b));
+            s.masks.push_back(mask);
+        }
+        for (std::size_t k = dims.size(); k-- > 0;) {
+            at[k] += chunk[k];
+            if (at[k] < dims[k]) break;
+            at[k] = 0;
+            if (k == 0) more = false;
+        }
+    }
+    H5Pclose(dcpl);
+    H5Sclose(space);
+    H5Dclose(d);
+    H5Fclose(f);
+    return s;
+}
+
 /// What plain HDF5 sees of the dataset, and the C loop over it.
 struct plain_hdf5 {
     std::vector<hsize_t> dims, chunk;  // chunk empty: contiguous
@@ -168,9 +216,8 @@ struct plain_hdf5 {
         return out;
     }
 
-    /// Dimensions, chunking and filters; with `raw`, every chunk's stored bytes (for the inflate floor).
-    static plain_hdf5 inspect(const std::filesystem::path& file, const std::string& path,
-                              std::vector<std::string>* raw) {
+    /// Dimensions, chunking and filters.
+    static plain_hdf5 inspect(const std::filesystem::path& file, const std::string& path) {
         chunkwise::h5::library_lock lock;
         plain_hdf5 p;
         const hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
@@ -195,23 +242,6 @@ struct plain_hdf5 {
             }
         }
         H5Pclose(dcpl);
-        if (raw != nullptr && p.deflate) {
-            hsize_t off[3] = {0, 0, 0};
-            for (off[0] = 0; off[0] < p.dims[0]; off[0] += p.chunk[0]) {
-                for (off[1] = 0; off[1] < p.dims[1]; off[1] += p.chunk[1]) {
-                    for (off[2] = 0; off[2] < p.dims[2]; off[2] += p.chunk[2]) {
-                        hsize_t size = 0;
-                        if (H5Dget_chunk_storage_size(d, off, &size) < 0 || size == 0) continue;
-                        std::string bytes(static_cast<std::size_t>(size), '\0');
-                        std::uint32_t mask = 0;
-                        if (H5Dread_chunk(d, H5P_DEFAULT, off, &mask, bytes.data()) < 0) {
-                            throw std::runtime_error("H5Dread_chunk failed");
-                        }
-                        raw->push_back(std::move(bytes));
-                    }
-                }
-            }
-        }
         H5Dclose(d);
         H5Fclose(f);
         return p;
@@ -220,7 +250,7 @@ struct plain_hdf5 {
 
 /// Inflates every stored chunk into one reused buffer of `chunk_bytes` (deflate alone: a
 /// shuffled file's bytes are not unshuffled).
-inline void inflate_all(const std::vector<std::string>& raw, std::size_t chunk_bytes) {
+inline void inflate_all(const std::vector<std::vector<unsigned char>>& raw, std::size_t chunk_bytes) {
     static std::vector<unsigned char> out;
     out.resize(chunk_bytes);
 #if defined(CHUNKWISE_USE_LIBDEFLATE)
@@ -291,8 +321,9 @@ inline int cmd_read(int argc, char** argv) {
         throw std::invalid_argument("--threads: must include 1 (the figures are against 1 thread)");
 
     // The stored chunks for the inflate floor, with plain HDF5 before chunkwise opens the file.
-    std::vector<std::string> raw;
-    const plain_hdf5 plain = plain_hdf5::inspect(file, path, &raw);
+    const plain_hdf5 plain = plain_hdf5::inspect(file, path);
+    std::vector<std::vector<unsigned char>> raw;
+    if (plain.deflate) raw = load_stored(file, path).bytes;
     std::size_t raw_bytes = 0;
     for (const auto& r : raw) raw_bytes += r.size();
     std::size_t per_read = plain.chunk.empty() ? 0 : static_cast<std::size_t>(plain.chunk[0]);
@@ -329,7 +360,7 @@ inline int cmd_read(int argc, char** argv) {
     }
     const std::size_t i_read_big = rounds.add([&] { (void)chunkwise::gather(one, large.read_only(one)); });
     rounds.run(repeats);
-    std::vector<std::string>().swap(raw);
+    std::vector<std::vector<unsigned char>>().swap(raw);
     const double cat = rounds.best(i_cat), c_loop = rounds.best(i_c);
     const double inflate = plain.deflate ? rounds.best(i_inflate) : std::nan("");
     std::vector<double> cw_seconds, alone, floor_seconds;

@@ -29,7 +29,8 @@ inline std::size_t blosc_stated(const unsigned char* in, std::size_t n) {
 inline std::size_t blosc_decode(const unsigned char* in, std::size_t n, unsigned char* out, std::size_t cap) {
     std::size_t nbytes = 0;
     if (blosc_cbuffer_validate(in, n, &nbytes) != 0) damaged("not a whole Blosc frame (corrupted or truncated?)");
-    if (nbytes > cap) damaged("a Blosc frame that states " + std::to_string(nbytes) + " bytes, more than " + std::to_string(cap));
+    if (nbytes > cap)
+        damaged("a Blosc frame that states " + std::to_string(nbytes) + " bytes, more than " + std::to_string(cap));
     if (nbytes == 0) return 0;
     const int got = blosc_decompress_ctx(in, out, nbytes, 1);
     if (got <= 0 || static_cast<std::size_t>(got) != nbytes) {
@@ -55,30 +56,25 @@ inline std::size_t blosc_encode(const unsigned char* in, std::size_t n, std::vec
 }
 #endif
 
+#if defined(CHUNKWISE_USE_BLOSC)
 inline const codec blosc_codec{
-    blosc_filter_id, "blosc",
-    [](const std::vector<unsigned>&) -> std::string {
-#if defined(CHUNKWISE_USE_BLOSC)
-        return {};
-#else
-        return "chunkwise was built without libblosc";
-#endif
-    },
-    [](const std::vector<unsigned>&, [[maybe_unused]] const unsigned char* in, [[maybe_unused]] std::size_t n) -> std::size_t {
-#if defined(CHUNKWISE_USE_BLOSC)
-        return blosc_stated(in, n);
-#else
-        return 0;
-#endif
-    },
-    [](const std::vector<unsigned>&, [[maybe_unused]] const unsigned char* in, [[maybe_unused]] std::size_t n,
-       [[maybe_unused]] unsigned char* out, [[maybe_unused]] std::size_t cap) -> std::size_t {
-#if defined(CHUNKWISE_USE_BLOSC)
+    blosc_filter_id,
+    "blosc",
+    accepts_all,
+    [](const std::vector<unsigned>&, const unsigned char* in, std::size_t n) { return blosc_stated(in, n); },
+    [](const std::vector<unsigned>&, const unsigned char* in, std::size_t n, unsigned char* out, std::size_t cap) {
         return blosc_decode(in, n, out, cap);
-#else
-        damaged("chunkwise was built without libblosc");
-#endif
     },
     nullptr};
+#else
+// Without libblosc, HDF5 (its plugin) decodes these chunks.
+inline const codec blosc_codec{
+    blosc_filter_id,
+    "blosc",
+    [](const std::vector<unsigned>&) -> std::string { return "chunkwise was built without libblosc"; },
+    nullptr,
+    nullptr,
+    nullptr};
+#endif
 
 }  // namespace chunkwise::h5::detail

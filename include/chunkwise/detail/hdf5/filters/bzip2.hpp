@@ -53,32 +53,33 @@ inline std::size_t bzip2_encode(const unsigned char* in, std::size_t n, std::vec
     if (n > UINT_MAX || out.size() > UINT_MAX) damaged("a chunk too large for bzip2");
     unsigned got = static_cast<unsigned>(out.size());
     const int rc = BZ2_bzBuffToBuffCompress(reinterpret_cast<char*>(out.data()), &got,
-                                            const_cast<char*>(reinterpret_cast<const char*>(in)), static_cast<unsigned>(n),
-                                            std::clamp(block, 1, 9), 0, 0);
+                                            const_cast<char*>(reinterpret_cast<const char*>(in)),
+                                            static_cast<unsigned>(n), std::clamp(block, 1, 9), 0, 0);
     if (rc != BZ_OK) damaged("bzip2 encoding failed (bzlib error " + std::to_string(rc) + ")");
     out.resize(got);
     return got;
 }
 #endif
 
+#if defined(CHUNKWISE_USE_BZIP2)
 inline const codec bzip2_codec{
-    bzip2_filter_id, "bzip2",
-    [](const std::vector<unsigned>&) -> std::string {
-#if defined(CHUNKWISE_USE_BZIP2)
-        return {};
-#else
-        return "chunkwise was built without libbz2";
-#endif
-    },
+    bzip2_filter_id,
+    "bzip2",
+    accepts_all,
     [](const std::vector<unsigned>&, const unsigned char*, std::size_t) -> std::size_t { return 0; },
-    [](const std::vector<unsigned>&, [[maybe_unused]] const unsigned char* in, [[maybe_unused]] std::size_t n,
-       [[maybe_unused]] unsigned char* out, [[maybe_unused]] std::size_t cap) -> std::size_t {
-#if defined(CHUNKWISE_USE_BZIP2)
+    [](const std::vector<unsigned>&, const unsigned char* in, std::size_t n, unsigned char* out, std::size_t cap) {
         return bzip2_decode(in, n, out, cap);
-#else
-        damaged("chunkwise was built without libbz2");
-#endif
     },
     nullptr};
+#else
+// Without libbz2, HDF5 (its plugin) decodes these chunks.
+inline const codec bzip2_codec{
+    bzip2_filter_id,
+    "bzip2",
+    [](const std::vector<unsigned>&) -> std::string { return "chunkwise was built without libbz2"; },
+    nullptr,
+    nullptr,
+    nullptr};
+#endif
 
 }  // namespace chunkwise::h5::detail

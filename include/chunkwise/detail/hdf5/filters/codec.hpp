@@ -30,6 +30,9 @@ struct codec {
     std::size_t (*trim)(const std::vector<unsigned>& cd, const unsigned char* in, std::size_t n) = nullptr;
 };
 
+/// `codec::accepts` of a codec that decodes every parameter set.
+inline std::string accepts_all(const std::vector<unsigned>&) { return {}; }
+
 /// A filter HDF5 users meet: its id, its usual name, and where its HDF5 plugin comes from.
 struct known_filter {
     int id;

@@ -43,17 +43,17 @@ inline std::uint32_t fletcher32(const unsigned char* data, std::size_t len) noex
 }
 
 inline const codec fletcher32_codec{
-    H5Z_FILTER_FLETCHER32, "fletcher32",
-    [](const std::vector<unsigned>&) -> std::string { return {}; },
+    H5Z_FILTER_FLETCHER32,
+    "fletcher32",
+    accepts_all,
     [](const std::vector<unsigned>&, const unsigned char*, std::size_t n) -> std::size_t { return n < 4 ? 0 : n - 4; },
     nullptr,
     [](const std::vector<unsigned>&, const unsigned char* in, std::size_t n) -> std::size_t {
         if (n < 4) damaged("a chunk too short for its Fletcher32 checksum (" + std::to_string(n) + " bytes)");
         const std::size_t size = n - 4;
-        const std::uint32_t stored = static_cast<std::uint32_t>(in[size]) |
-                                     (static_cast<std::uint32_t>(in[size + 1]) << 8) |
-                                     (static_cast<std::uint32_t>(in[size + 2]) << 16) |
-                                     (static_cast<std::uint32_t>(in[size + 3]) << 24);
+        const std::uint32_t stored =
+            static_cast<std::uint32_t>(in[size]) | (static_cast<std::uint32_t>(in[size + 1]) << 8) |
+            (static_cast<std::uint32_t>(in[size + 2]) << 16) | (static_cast<std::uint32_t>(in[size + 3]) << 24);
         const std::uint32_t sum = fletcher32(in, size);
         // The same value with the bytes of each 16-bit half swapped (HDF5 before 1.6.3).
         const std::uint32_t reversed = ((sum & 0x00ff00ffu) << 8) | ((sum & 0xff00ff00u) >> 8);

@@ -30,7 +30,8 @@ inline std::size_t lz4_decode(const unsigned char* in, std::size_t n, unsigned c
     if (n < 12) damaged("an LZ4 chunk of " + std::to_string(n) + " bytes, shorter than its header");
     const std::uint64_t total = read_be(in, 8);
     std::uint64_t block = read_be(in + 8, 4);
-    if (total > cap) damaged("an LZ4 chunk that states " + std::to_string(total) + " bytes, more than " + std::to_string(cap));
+    if (total > cap)
+        damaged("an LZ4 chunk that states " + std::to_string(total) + " bytes, more than " + std::to_string(cap));
     if (block > total) block = total;
     if (block == 0 && total > 0) damaged("an LZ4 chunk with blocks of 0 bytes (corrupted?)");
     std::size_t at = 12, done = 0;
@@ -39,17 +40,20 @@ inline std::size_t lz4_decode(const unsigned char* in, std::size_t n, unsigned c
         if (n - at < 4) damaged("an LZ4 chunk that ends before its last block (truncated?)");
         const std::size_t stored = static_cast<std::size_t>(read_be(in + at, 4));
         at += 4;
-        if (stored > n - at) damaged("an LZ4 block of " + std::to_string(stored) + " bytes past the end of its chunk (truncated?)");
+        if (stored > n - at)
+            damaged("an LZ4 block of " + std::to_string(stored) + " bytes past the end of its chunk (truncated?)");
         if (stored == this_block) {
             std::memcpy(out + done, in + at, stored);
         } else {
             if (stored > static_cast<std::size_t>(std::numeric_limits<int>::max()) ||
                 this_block > static_cast<std::size_t>(std::numeric_limits<int>::max()))
                 damaged("an LZ4 block larger than LZ4 decodes");
-            const int got = LZ4_decompress_safe(reinterpret_cast<const char*>(in + at), reinterpret_cast<char*>(out + done),
-                                                static_cast<int>(stored), static_cast<int>(this_block));
+            const int got =
+                LZ4_decompress_safe(reinterpret_cast<const char*>(in + at), reinterpret_cast<char*>(out + done),
+                                    static_cast<int>(stored), static_cast<int>(this_block));
             if (got < 0 || static_cast<std::size_t>(got) != this_block)
-                damaged("a corrupt LZ4 block (decodes to " + std::to_string(got) + " of " + std::to_string(this_block) + " bytes)");
+                damaged("a corrupt LZ4 block (decodes to " + std::to_string(got) + " of " + std::to_string(this_block) +
+                        " bytes)");
         }
         at += stored;
         done += this_block;
@@ -58,7 +62,8 @@ inline std::size_t lz4_decode(const unsigned char* in, std::size_t n, unsigned c
 }
 
 /// The plugin's stream of [in, in + n) with blocks of `block` bytes (0: one block), into out.
-inline std::size_t lz4_encode(const unsigned char* in, std::size_t n, std::vector<unsigned char>& out, std::size_t block) {
+inline std::size_t lz4_encode(const unsigned char* in, std::size_t n, std::vector<unsigned char>& out,
+                              std::size_t block) {
     if (block == 0 || block > n) block = std::max<std::size_t>(n, 1);
     if (block > static_cast<std::size_t>(LZ4_MAX_INPUT_SIZE)) block = static_cast<std::size_t>(LZ4_MAX_INPUT_SIZE);
     const std::size_t blocks = n == 0 ? 0 : (n + block - 1) / block;
@@ -68,8 +73,9 @@ inline std::size_t lz4_encode(const unsigned char* in, std::size_t n, std::vecto
     std::size_t at = 12;
     for (std::size_t done = 0; done < n; done += block) {
         const std::size_t size = std::min(block, n - done);
-        const int got = LZ4_compress_default(reinterpret_cast<const char*>(in + done), reinterpret_cast<char*>(out.data() + at + 4),
-                                             static_cast<int>(size), LZ4_compressBound(static_cast<int>(size)));
+        const int got =
+            LZ4_compress_default(reinterpret_cast<const char*>(in + done), reinterpret_cast<char*>(out.data() + at + 4),
+                                 static_cast<int>(size), LZ4_compressBound(static_cast<int>(size)));
         if (got <= 0 || static_cast<std::size_t>(got) >= size) {  // stored as it is
             std::memcpy(out.data() + at + 4, in + done, size);
             write_be(out.data() + at, size, 4);
@@ -84,26 +90,27 @@ inline std::size_t lz4_encode(const unsigned char* in, std::size_t n, std::vecto
 }
 #endif
 
+#if defined(CHUNKWISE_USE_LZ4)
+inline const codec lz4_codec{lz4_filter_id,
+                             "lz4",
+                             accepts_all,
+                             [](const std::vector<unsigned>&, const unsigned char* in, std::size_t n) -> std::size_t {
+                                 return n < 8 ? 0
+                                              : static_cast<std::size_t>(std::min<std::uint64_t>(
+                                                    read_be(in, 8), std::numeric_limits<std::size_t>::max()));
+                             },
+                             [](const std::vector<unsigned>&, const unsigned char* in, std::size_t n,
+                                unsigned char* out, std::size_t cap) { return lz4_decode(in, n, out, cap); },
+                             nullptr};
+#else
+// Without liblz4, HDF5 (its plugin) decodes these chunks.
 inline const codec lz4_codec{
-    lz4_filter_id, "lz4",
-    [](const std::vector<unsigned>&) -> std::string {
-#if defined(CHUNKWISE_USE_LZ4)
-        return {};
-#else
-        return "chunkwise was built without liblz4";
-#endif
-    },
-    [](const std::vector<unsigned>&, const unsigned char* in, std::size_t n) -> std::size_t {
-        return n < 8 ? 0 : static_cast<std::size_t>(std::min<std::uint64_t>(read_be(in, 8), std::numeric_limits<std::size_t>::max()));
-    },
-    [](const std::vector<unsigned>&, [[maybe_unused]] const unsigned char* in, [[maybe_unused]] std::size_t n,
-       [[maybe_unused]] unsigned char* out, [[maybe_unused]] std::size_t cap) -> std::size_t {
-#if defined(CHUNKWISE_USE_LZ4)
-        return lz4_decode(in, n, out, cap);
-#else
-        damaged("chunkwise was built without liblz4");
-#endif
-    },
+    lz4_filter_id,
+    "lz4",
+    [](const std::vector<unsigned>&) -> std::string { return "chunkwise was built without liblz4"; },
+    nullptr,
+    nullptr,
     nullptr};
+#endif
 
 }  // namespace chunkwise::h5::detail

@@ -22,7 +22,8 @@ inline std::size_t lzf_decode(const unsigned char* in, std::size_t n, unsigned c
         if (ctrl < (1u << 5)) {  // a literal run of ctrl + 1 bytes
             ++ctrl;
             if (ctrl > cap - op) damaged("LZF data decodes to more than " + std::to_string(cap) + " bytes");
-            if (ctrl > static_cast<std::size_t>(in_end - ip)) damaged("LZF data ends inside a literal run (truncated?)");
+            if (ctrl > static_cast<std::size_t>(in_end - ip))
+                damaged("LZF data ends inside a literal run (truncated?)");
             std::memcpy(out + op, ip, ctrl);
             op += ctrl;
             ip += ctrl;
@@ -47,8 +48,9 @@ inline std::size_t lzf_decode(const unsigned char* in, std::size_t n, unsigned c
 }
 
 inline const codec lzf_codec{
-    32000, "lzf",
-    [](const std::vector<unsigned>&) -> std::string { return {}; },
+    32000,
+    "lzf",
+    accepts_all,
     [](const std::vector<unsigned>&, const unsigned char*, std::size_t) -> std::size_t { return 0; },
     [](const std::vector<unsigned>&, const unsigned char* in, std::size_t n, unsigned char* out, std::size_t cap) {
         return lzf_decode(in, n, out, cap);

@@ -31,7 +31,8 @@ inline std::size_t zstd_decode(const unsigned char* in, std::size_t n, unsigned 
     const unsigned long long stated = ZSTD_getFrameContentSize(in, n);
     if (stated == ZSTD_CONTENTSIZE_ERROR) damaged("not a Zstandard frame (corrupted?)");
     if (stated == ZSTD_CONTENTSIZE_UNKNOWN) damaged("a Zstandard frame that does not state its size");
-    if (stated > cap) damaged("a Zstandard frame that states " + std::to_string(stated) + " bytes, more than " + std::to_string(cap));
+    if (stated > cap)
+        damaged("a Zstandard frame that states " + std::to_string(stated) + " bytes, more than " + std::to_string(cap));
     struct freer {
         void operator()(ZSTD_DCtx* d) const { ZSTD_freeDCtx(d); }
     };
@@ -57,30 +58,25 @@ inline std::size_t zstd_encode(const unsigned char* in, std::size_t n, std::vect
 }
 #endif
 
+#if defined(CHUNKWISE_USE_ZSTD)
 inline const codec zstd_codec{
-    zstd_filter_id, "zstd",
-    [](const std::vector<unsigned>&) -> std::string {
-#if defined(CHUNKWISE_USE_ZSTD)
-        return {};
-#else
-        return "chunkwise was built without libzstd";
-#endif
-    },
-    [](const std::vector<unsigned>&, [[maybe_unused]] const unsigned char* in, [[maybe_unused]] std::size_t n) -> std::size_t {
-#if defined(CHUNKWISE_USE_ZSTD)
-        return zstd_stated(in, n);
-#else
-        return 0;
-#endif
-    },
-    [](const std::vector<unsigned>&, [[maybe_unused]] const unsigned char* in, [[maybe_unused]] std::size_t n,
-       [[maybe_unused]] unsigned char* out, [[maybe_unused]] std::size_t cap) -> std::size_t {
-#if defined(CHUNKWISE_USE_ZSTD)
+    zstd_filter_id,
+    "zstd",
+    accepts_all,
+    [](const std::vector<unsigned>&, const unsigned char* in, std::size_t n) { return zstd_stated(in, n); },
+    [](const std::vector<unsigned>&, const unsigned char* in, std::size_t n, unsigned char* out, std::size_t cap) {
         return zstd_decode(in, n, out, cap);
-#else
-        damaged("chunkwise was built without libzstd");
-#endif
     },
     nullptr};
+#else
+// Without libzstd, HDF5 (its plugin) decodes these chunks.
+inline const codec zstd_codec{
+    zstd_filter_id,
+    "zstd",
+    [](const std::vector<unsigned>&) -> std::string { return "chunkwise was built without libzstd"; },
+    nullptr,
+    nullptr,
+    nullptr};
+#endif
 
 }  // namespace chunkwise::h5::detail
