@@ -3,6 +3,8 @@
 // what the MPI tests share: a folder every rank sees, and the check that a policy still works.
 #include "catch.hpp"
 
+#include "test_util.hpp"
+
 #include <chunkwise/mpi.hpp>
 
 #include <boost/mpi/collectives.hpp>
@@ -34,8 +36,8 @@ struct hybrid_dynamic {
     static std::string name() { return "hybrid(3) dynamic"; }
 };
 
-/// A fresh, empty folder every rank shares, named after the test and rank 0's process.
-/// Collective.
+/// A fresh, empty folder every rank shares, named after the test and rank 0's process; rank 0
+/// removes it when it exits (test::scratch_folders). Collective.
 inline std::filesystem::path shared_scratch(const std::string& name) {
     boost::mpi::communicator world;
     int pid = static_cast<int>(::getpid());
@@ -44,6 +46,7 @@ inline std::filesystem::path shared_scratch(const std::string& name) {
     if (world.rank() == 0) {
         std::filesystem::remove_all(dir);
         std::filesystem::create_directories(dir);
+        scratch_folders::get().add(dir);
     }
     world.barrier();
     return dir;

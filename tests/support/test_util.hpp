@@ -11,11 +11,15 @@
 #include <stdexcept>
 
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <random>
 #include <sstream>
+#include <system_error>
 #include <string>
+#include <vector>
 
 namespace test {
 
@@ -56,12 +60,38 @@ std::string in_child_with_file_limit(rlim_t limit, F f) {
     return out;
 }
 
-/// A fresh, empty directory for one test's files (named after the test and this process).
+/// The scratch folders this process made, removed when it exits normally (a forked child leaves
+/// by _exit and removes nothing); CHUNKWISE_TEST_KEEP=1 keeps them, to look into a failure.
+struct scratch_folders {
+    std::mutex m;
+    std::vector<std::filesystem::path> dirs;
+    const pid_t owner = ::getpid();
+    void add(const std::filesystem::path& dir) {
+        std::lock_guard<std::mutex> lock(m);
+        dirs.push_back(dir);
+    }
+    ~scratch_folders() {
+        const char* keep = std::getenv("CHUNKWISE_TEST_KEEP");
+        if (::getpid() != owner || (keep != nullptr && std::string(keep) == "1")) return;
+        for (const auto& d : dirs) {
+            std::error_code ec;
+            std::filesystem::remove_all(d, ec);
+        }
+    }
+    static scratch_folders& get() {
+        static scratch_folders all;
+        return all;
+    }
+};
+
+/// A fresh, empty directory for one test's files (named after the test and this process),
+/// removed when the process exits.
 inline std::filesystem::path scratch(const std::string& name) {
     const auto dir =
         std::filesystem::temp_directory_path() / ("chunkwise-test-" + name + "-" + std::to_string(::getpid()));
     std::filesystem::remove_all(dir);
     std::filesystem::create_directories(dir);
+    scratch_folders::get().add(dir);
     return dir;
 }
 
