@@ -18,9 +18,12 @@
 namespace chunkwise::acc {
 
 /// Counts (or weights) of values in `bins` equal bins over [lo, hi), values below lo in
-/// underflow(), at or above hi in overflow(), NaN in nans(). Two histograms merge only with the
-/// same lo, hi and bins (else std::invalid_argument naming both); a default-constructed histogram
-/// has no bins yet and is the identity of merge (it takes the other's bins).
+/// underflow(), at or above hi in overflow(), NaN in nans(). Bin i holds exactly the values in
+/// [edges()[i], edges()[i + 1]); the edges are numpy's (`np.linspace(lo, hi, bins + 1)`), so a
+/// value counts where `np.histogram` counts it (except hi itself, which numpy puts in the last
+/// bin). Any finite lo < hi works, -DBL_MAX to DBL_MAX included. Two histograms merge only with
+/// the same lo, hi and bins (else std::invalid_argument naming both); a default-constructed
+/// histogram has no bins yet and is the identity of merge (it takes the other's bins).
 class histogram {
 public:
     histogram() = default;
@@ -47,9 +50,7 @@ public:
         } else if (x >= hi_) {
             over_ += w;
         } else {
-            auto i = static_cast<std::size_t>((x - lo_) / (hi_ - lo_) * static_cast<double>(counts_.size()));
-            if (i >= counts_.size()) i = counts_.size() - 1;  // rounding just below hi
-            counts_[i] += w;
+            counts_[bin_of(x)] += w;
         }
     }
     /// Counts every value of a range or tensor (a std::vector, an xtensor array, ...) once.
@@ -79,13 +80,11 @@ public:
     }
     /// The count (sum of weights) in each bin.
     [[nodiscard]] const std::vector<double>& counts() const noexcept { return counts_; }
-    /// The bins' edges: bins + 1 values from lo to hi.
+    /// The bins' edges: bins + 1 values from lo to hi, as `np.linspace(lo, hi, bins + 1)` gives
+    /// them (lo + i * ((hi - lo) / bins), the last one hi).
     [[nodiscard]] std::vector<double> edges() const {
         std::vector<double> e(counts_.size() + 1);
-        for (std::size_t i = 0; i <= counts_.size(); ++i) {
-            e[i] = i == counts_.size() ? hi_
-                                       : lo_ + (hi_ - lo_) * static_cast<double>(i) / static_cast<double>(counts_.size());
-        }
+        for (std::size_t i = 0; i <= counts_.size(); ++i) e[i] = edge(i);
         return e;
     }
     /// Below lo.
@@ -124,9 +123,29 @@ public:
     }
 
 private:
+    // Edge i: numpy's linspace (i * step + lo); where hi - lo overflows, the same in halves.
+    [[nodiscard]] double edge(std::size_t i) const noexcept {
+        const std::size_t bins = counts_.size();
+        if (i == 0) return lo_;
+        if (i >= bins) return hi_;
+        const double span = hi_ - lo_, k = static_cast<double>(i), b = static_cast<double>(bins);
+        if (std::isfinite(span)) [[likely]] return k * (span / b) + lo_;
+        return 2.0 * (k * ((hi_ * 0.5 - lo_ * 0.5) / b) + lo_ * 0.5);
+    }
+    // The bin of lo <= x < hi: numpy's estimate, then moved until edge(i) <= x < edge(i + 1).
+    [[nodiscard]] std::size_t bin_of(double x) const noexcept {
+        const std::size_t bins = counts_.size();
+        const double span = hi_ - lo_, b = static_cast<double>(bins);
+        const double f = std::isfinite(span) ? (x - lo_) / span * b : (x * 0.5 - lo_ * 0.5) / (hi_ * 0.5 - lo_ * 0.5) * b;
+        std::size_t i = f >= b ? bins - 1 : static_cast<std::size_t>(f > 0 ? f : 0.0);
+        while (i > 0 && x < edge(i)) --i;
+        while (i + 1 < bins && x >= edge(i + 1)) ++i;
+        return i;
+    }
+    // Every digit: edges that differ past the sixth still read differently.
     static std::string number(double x) {
         char b[32];
-        std::snprintf(b, sizeof b, "%g", x);
+        std::snprintf(b, sizeof b, "%.17g", x);
         return b;
     }
     std::string bins_text() const {

@@ -370,6 +370,8 @@ public:
         }
         in_.remove_prefix(tag.size());
     }
+    /// True when every byte has been read (a later version's optional fields are absent).
+    [[nodiscard]] bool at_end() const noexcept { return in_.empty(); }
     void done() const {
         if (!in_.empty()) throw codec_error("[chunkwise.acc] a statistic's bytes go on past its state");
     }
