@@ -1,18 +1,25 @@
 // The checkpoint log under damage: a damaged length never costs the records after it, the store
 // never cuts away a record that passes its checksums, a record its type cannot decode is a cache
 // miss, special files in the folder never block a run, and a fuzz that damages logs at random
-// and counts the records a resume keeps against the records that are still intact.
+// and counts the records a resume keeps against the records that are still intact; a read-only
+// folder (an archived run) loads and goes on; checkpoint keys name numbers, strings and structs
+// exactly.
 #include "catch.hpp"
 #include "test_util.hpp"
 
 #include <chunkwise/chunkwise.hpp>
 #include <chunkwise/detail/run/checkpoint_store.hpp>
 
+#include <sched.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
@@ -299,4 +306,141 @@ TEST_CASE("checkpoint log fuzz: a resume keeps exactly the records that are stil
     REQUIRE(kept_total == intact_total);
     REQUIRE(kept_total < std::size_t(cases) * recs.size());  // the damage did damage
     fs::remove_all(dir);
+}
+
+TEST_CASE("checkpoint: a read-only folder loads every sound record, computes the rest and counts its saves",
+          "[checkpoint]") {
+    const auto dir = test::scratch("ckpt-readonly");
+    const fs::path ck = dir / "ck";
+    chunkwise::serial_policy serial;
+    chunkwise::run_options opt;
+    opt.checkpoint = ck;
+    const auto blocks = chunkwise::partition(400, parts{40});
+    (void)chunkwise::map_blocks(serial, blocks, result_of, opt);
+    // A torn tail too: a read-only resume cannot cut it off, and must not need to.
+    const fs::path log = *fs::directory_iterator(ck);
+    std::ofstream(log, std::ios::binary | std::ios::app) << "cwCKrec2 torn";
+    const auto more = chunkwise::partition(440, parts{44});  // blocks 40..43 cover new items
+    // The folder mounted read-only in a private mount namespace of a child process (an archived
+    // finished run on a read-only file system).
+    const std::string out = test::in_child_with_file_limit(RLIM_INFINITY, [&]() -> std::string {
+        if (::unshare(CLONE_NEWNS) != 0) return "skip: unshare: " + std::string(std::strerror(errno));
+        if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0 ||
+            ::mount(ck.c_str(), ck.c_str(), nullptr, MS_BIND, nullptr) != 0 ||
+            ::mount(nullptr, ck.c_str(), nullptr, MS_BIND | MS_REMOUNT | MS_RDONLY, nullptr) != 0) {
+            return "skip: mount: " + std::string(std::strerror(errno));
+        }
+        if (::access(ck.c_str(), W_OK) == 0 || errno != EROFS) return "the bind mount is writable";
+        std::size_t calls = 0;
+        auto counted = [&](const block& b) {
+            ++calls;
+            return result_of(b);
+        };
+        auto again = chunkwise::map_blocks(serial, blocks, counted, opt);
+        const auto loaded = again.stats().from_checkpoint;
+        auto values = chunkwise::gather(serial, std::move(again));
+        for (const auto& b : blocks) {
+            if (values[b.index] != result_of(b)) return "block " + std::to_string(b.index) + " differs";
+        }
+        std::size_t calls_more = 0;
+        auto r = chunkwise::map_blocks(
+            serial, more,
+            [&](const block& b) {
+                ++calls_more;
+                return result_of(b);
+            },
+            opt);
+        return "loaded " + std::to_string(loaded) + " computed " + std::to_string(calls) + " then computed " +
+               std::to_string(calls_more) + " unsaved " + std::to_string(r.stats().checkpoint_save_failures) +
+               " ok " + std::to_string(r.ok());
+    });
+    if (out.rfind("skip:", 0) == 0) {
+        WARN("not run here (needs a private mount namespace): " << out);
+        return;
+    }
+    // blocks of 44 parts over 440 items: 10 items each, the same ranges as the first run's 40
+    REQUIRE(out == "loaded 40 computed 0 then computed 4 unsaved 4 ok 1");
+}
+
+TEST_CASE("checkpoint keys: numbers, strings and structs that differ only past six digits are different elements",
+          "[checkpoint]") {
+    const auto dir = test::scratch("ckpt-keys");
+    chunkwise::serial_policy serial;
+    chunkwise::run_options opt;
+    opt.checkpoint = dir / "ck";
+    int computed = 0;
+    // A parameter sweep: each element's result names its element exactly.
+    const std::vector<double> sweep{1e-7, 2e-7, 5e-7, 0.25, 0.2500001, 0.25000000000000006, 1e300, -0.0, 0.0};
+    auto of_number = [&](double x) {
+        ++computed;
+        return x * 3;
+    };
+    REQUIRE(chunkwise::gather(serial, chunkwise::map_blocks(serial, sweep, of_number, opt)).size() == sweep.size());
+    REQUIRE(computed == 9);
+    computed = 0;
+    std::vector<double> shuffled(sweep.rbegin(), sweep.rend());
+    const auto again = chunkwise::gather(serial, chunkwise::map_blocks(serial, shuffled, of_number, opt));
+    for (std::size_t i = 0; i < shuffled.size(); ++i) REQUIRE(again[i] == shuffled[i] * 3);
+    // -0.0 and 0.0 read back as different values: each has its own record.
+    REQUIRE(computed == 0);
+    computed = 0;
+    const std::vector<double> neighbours{1e-7 + 1e-22, 0.25000000000000011, 3e-7};
+    (void)chunkwise::map_blocks(serial, neighbours, of_number, opt);
+    REQUIRE(computed == 3);  // none of them is an element above
+
+    const std::vector<float> floats{1e-7f, std::nextafter(1e-7f, 1.0f), 0.1f};  // neighbours: "1e-07", "1.0000001e-07"
+    computed = 0;
+    auto of_float = [&](float x) {
+        ++computed;
+        return double(x);
+    };
+    (void)chunkwise::map_blocks(serial, floats, of_float, opt);
+    const auto f2 = chunkwise::gather(serial, chunkwise::map_blocks(serial, floats, of_float, opt));
+    REQUIRE(computed == 3);
+    for (std::size_t i = 0; i < floats.size(); ++i) REQUIRE(f2[i] == double(floats[i]));
+
+    const std::vector<long long> big{9007199254740993LL, 9007199254740992LL, 1234567, 1234568};
+    computed = 0;
+    auto of_int = [&](long long x) {
+        ++computed;
+        return x;
+    };
+    (void)chunkwise::map_blocks(serial, big, of_int, opt);
+    REQUIRE(chunkwise::gather(serial, chunkwise::map_blocks(serial, big, of_int, opt)) == big);
+    REQUIRE(computed == 4);
+
+    const std::vector<std::string> names{"run-0.1000000", "run-0.1000001", "run-0.10000001", "sample 1.0000000001"};
+    computed = 0;
+    auto of_name = [&](const std::string& s) {
+        ++computed;
+        return s + "!";
+    };
+    (void)chunkwise::map_blocks(serial, names, of_name, opt);
+    REQUIRE(chunkwise::gather(serial, chunkwise::map_blocks(serial, names, of_name, opt)) ==
+            std::vector<std::string>{"run-0.1000000!", "run-0.1000001!", "run-0.10000001!", "sample 1.0000000001!"});
+    REQUIRE(computed == 4);
+
+    // Structs: ranges of fractional items (a window over time), and items with a float index,
+    // which is not an index (no element is numbered by 0.5).
+    struct window {
+        double begin, end;
+    };
+    const std::vector<window> windows{{0.0, 0.1000000}, {0.0, 0.1000001}, {0.1000000, 0.2}, {0.1000001, 0.2}};
+    computed = 0;
+    auto of_window = [&](const window& w) {
+        ++computed;
+        return w.end - w.begin;
+    };
+    (void)chunkwise::map_blocks(serial, windows, of_window, opt);
+    const auto w2 = chunkwise::gather(serial, chunkwise::map_blocks(serial, windows, of_window, opt));
+    REQUIRE(computed == 4);
+    for (std::size_t i = 0; i < windows.size(); ++i) REQUIRE(w2[i] == windows[i].end - windows[i].begin);
+    struct fractional {
+        double index;
+    };
+    STATIC_REQUIRE(!chunkwise::detail::indexed_block<fractional>);
+    STATIC_REQUIRE(chunkwise::detail::indexed_block<block>);
+    REQUIRE(chunkwise::detail::block_identity<double>::description(1e-7) == "item 1e-07");
+    REQUIRE(chunkwise::detail::block_identity<window>::description(window{0.25, 0.2500001}) ==
+            "items [0.25, 0.2500001)");
 }

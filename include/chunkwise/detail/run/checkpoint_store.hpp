@@ -148,7 +148,18 @@ public:
             throw checkpoint_error("[chunkwise.checkpoint] " + own.string() + " is " + posix::file_kind(own) +
                                    ", not a regular file: this rank cannot append its log there; remove it");
         }
+        if (fd_ < 0 && read_only_error(errno)) {
+            // An archived run on a read-only disk: every sound record still loads; new results are
+            // computed and kept, their saves fail and are counted (a checkpoint is a cache).
+            read_only_ = "the checkpoint folder " + dir_.string() + " cannot be written (" + std::strerror(errno) +
+                         "): its records are loaded, new results are not saved";
+            warnings_.push_back("checkpoint: " + read_only_);
+            return;
+        }
         if (fd_ < 0) fail("cannot open " + own.string() + " for appending");
+        if (!torn_cut_failed_.empty()) {
+            throw checkpoint_error("[chunkwise.checkpoint] " + torn_cut_failed_);
+        }
         ++files_created_;
     }
     checkpoint_store(const checkpoint_store&) = delete;
@@ -187,8 +198,10 @@ public:
     /// Appends block `key`'s record (one write). Thread-safe: the record is built and checksummed
     /// in the calling thread; only the append is serialised, and the periodic fdatasync runs after
     /// it, so other threads go on appending meanwhile.
-    /// \throws checkpoint_error when it cannot be written (a full disk): the caller keeps the result
+    /// \throws checkpoint_error when it cannot be written (a full disk, a read-only folder): the
+    /// caller keeps the result
     void save(const std::string& key, const std::string& type, const std::string& block, const std::string& payload) {
+        if (fd_ < 0) throw checkpoint_error("[chunkwise.checkpoint] " + read_only_);
         const std::string record = checkpoint_record::make(make_header(type, key, block), payload, next_sequence());
         bool sync_now = false;
         {
@@ -247,6 +260,8 @@ private:
     static std::string make_header(const std::string& type, const std::string& key, const std::string& block) {
         return "type=" + type + "\nkey=" + key + "\nblock=" + block + "\n";
     }
+    /// True for the errors of a folder or file that cannot be written (read-only mount, no permission).
+    static bool read_only_error(int err) noexcept { return err == EROFS || err == EACCES || err == EPERM; }
     [[noreturn]] static void fail(const std::string& what) {
         throw checkpoint_error("[chunkwise.checkpoint] " + what + ": " + std::strerror(errno));
     }
@@ -359,7 +374,13 @@ private:
         if (own && good_end < size) {
             // Only what follows the last sound record: a torn write, or bytes that hold no record.
             if (::truncate(path.c_str(), static_cast<off_t>(good_end)) != 0) {
-                fail("cannot cut the torn end off " + path.string() + " before appending to it");
+                const int err = errno;
+                const std::string what = "cannot cut the torn end off " + path.string() + " before appending to it: " +
+                                         std::strerror(err);
+                if (!read_only_error(err)) throw checkpoint_error("[chunkwise.checkpoint] " + what);
+                torn_cut_failed_ = what;  // fatal only if the log can be appended to after all
+                own_size_ = static_cast<std::size_t>(std::min(good_end, size));
+                return;
             }
             notes_.push_back("checkpoint: cut " + std::to_string(size - good_end) + " bytes holding no whole record off the end of " +
                              path.string() + " (a run stopped while writing?)");
@@ -470,6 +491,8 @@ private:
     std::atomic<std::uint64_t> last_sequence_{0};
     std::uint64_t bytes_written_ = 0;
     std::size_t files_created_ = 0;
+    std::string read_only_;        // why the folder cannot be written ("" when it can)
+    std::string torn_cut_failed_;  // a torn tail that could not be cut off (read-only)
     bool dirty_ = false;
     std::chrono::steady_clock::time_point last_sync_ = std::chrono::steady_clock::now();
 };
