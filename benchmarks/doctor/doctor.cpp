@@ -2,9 +2,10 @@
 // has, and every mismatch among them named with its fix (docs/installing.md). Alone or under
 // mpiexec/srun: each rank reports its host, cores and affinity; rank 0 prints.
 //
-// Checks: HDF5 compiled against vs loaded, serial or parallel, thread-safe; the plugin path and
-// which filter plugins load (LZ4, Zstandard, Blosc, bitshuffle, LZF, bzip2); libdeflate and
-// zlib; MPI implementation and version, the thread level granted, Boost.MPI's MPI the same as
+// Checks: HDF5 compiled against vs loaded, serial or parallel, thread-safe; the plugin path; for
+// every filter HDF5 users meet, who decodes it here (chunkwise in the worker with its library's
+// version, an HDF5 plugin that loads, or nobody: a problem only where this build has the codec
+// but not its library, and no plugin loads); zlib; MPI implementation and version, the thread level granted, Boost.MPI's MPI the same as
 // the program's; for PATH: the file system (NFS, Lustre, GPFS, local), whether it can be written
 // and locked; finally a small threaded read (and under MPI, a collective write and read) there.
 #include <chunkwise/chunkwise.hpp>
@@ -12,7 +13,6 @@
 
 #include <H5PLpublic.h>
 #include <hdf5.h>
-#include <libdeflate.h>
 #include <zlib.h>
 
 #if defined(CHUNKWISE_DOCTOR_MPI)
@@ -104,31 +104,49 @@ void check_hdf5() {
         if (H5PLget(i, buf, sizeof buf) > 0) paths += (paths.empty() ? "" : ":") + std::string(buf);
     }
     note("hdf5", "plugin path", paths.empty() ? "(none)" : paths + (env ? " (HDF5_PLUGIN_PATH)" : ""));
-    const std::pair<int, const char*> plugins[] = {{32004, "LZ4"},       {32015, "Zstandard"}, {32001, "Blosc"},
-                                                   {32008, "bitshuffle"}, {32000, "LZF"},       {307, "bzip2"}};
-    std::size_t loaded_plugins = 0;
-    for (const auto& [id, name] : plugins) {
-        const htri_t ok = H5Zfilter_avail(static_cast<H5Z_filter_t>(id));
-        H5Eclear2(H5E_DEFAULT);
-        note("hdf5 plugins", name, ok > 0 ? "loads (filter " + std::to_string(id) + ")" : "not found");
-        loaded_plugins += ok > 0 ? 1 : 0;
-    }
-    if (loaded_plugins == 0) {  // one missing is a choice; none at all is a broken plugin path
-        found.back().problem = "no filter plugin loads: files compressed with LZ4, Zstandard, Blosc, bitshuffle, "
-                               "LZF or bzip2 cannot be read";
-        found.back().fix = "install them (Debian: hdf5-filter-plugin, hdf5-filter-plugin-blosc-serial, bitshuffle, "
-                           "hdf5-plugin-lzf) or set HDF5_PLUGIN_PATH to the folder holding them";
-    }
 }
 
+// Each filter HDF5 users meet: who decodes it here — chunkwise in the worker (with the library
+// and version it uses), an HDF5 plugin that loads (under HDF5's lock), HDF5 itself — or nobody.
+// Only a filter chunkwise has a codec for that nobody can decode in this build is a problem (a
+// build without its library and no plugin); the others (zfp, sz, ...) are listed as unreadable
+// with where their plugin comes from.
 void check_codecs() {
-    note("codecs", "libdeflate", LIBDEFLATE_VERSION_STRING);
+    namespace hd = chunkwise::h5::detail;
     const std::string z = zlibVersion();
     if (z != ZLIB_VERSION) {
         note("codecs", "zlib", z, "zlib loaded (" + z + ") is not the one compiled against (" ZLIB_VERSION ")",
              "rebuild against the zlib you run with");
-    } else {
-        note("codecs", "zlib", z);
+    }
+    for (const hd::known_filter& f : hd::known_filters()) {
+        const hd::codec* c = hd::find_codec(f.id);
+        const bool mine = c != nullptr && c->library != nullptr;
+        const bool builtin = f.id <= 6;  // deflate, shuffle, fletcher32, szip, nbit, scaleoffset
+        const htri_t avail = H5Zfilter_avail(static_cast<H5Z_filter_t>(f.id));
+        H5Eclear2(H5E_DEFAULT);
+        const bool hdf5 = avail > 0;
+        std::string value;
+        if (mine) {
+            const std::string lib = c->library();
+            value = "chunkwise, in the worker (" + (lib.empty() ? std::string("its own code") : lib) + ")";
+            if (hdf5) value += builtin ? "; HDF5 too" : "; HDF5 plugin loads too";
+        } else if (hdf5) {
+            value = builtin ? "HDF5 (built in), under its lock"
+                            : "HDF5 plugin (filter " + std::to_string(f.id) + "), under HDF5's lock";
+        } else {
+            value = "cannot be read here";
+        }
+        const std::string name = f.name + std::string(" (") + std::to_string(f.id) + ")";
+        if (!mine && !hdf5 && c != nullptr) {
+            note("codecs", name, value,
+                 std::string("files compressed with ") + f.name + " (HDF5 filter " + std::to_string(f.id) +
+                     ") cannot be read: this build has no " + f.name + " library and no plugin loads",
+                 std::string("rebuild chunkwise::hdf5 with its library, or install its plugin (") + f.provider + ")");
+        } else if (!mine && !hdf5) {
+            note("codecs", name, value + ": files compressed with " + f.name + " need its plugin (" + f.provider + ")");
+        } else {
+            note("codecs", name, value);
+        }
     }
 }
 

@@ -48,8 +48,15 @@ struct checkpoint_traits<T, std::enable_if_t<detail::value_codec<T>::raw>> {
     static std::string type_name() { return detail::value_codec<T>::type_name(); }
     /// Appends the value's bytes.
     static void save(const T& v, std::string& out) { detail::value_codec<T>::to_bytes(v, out); }
-    /// The value saved in `bytes`. \throws detail::codec_error if they do not hold one
-    static T load(std::string_view bytes) { return detail::value_codec<T>::from_bytes(bytes); }
+    /// The value saved in `bytes`. \throws detail::codec_error ("[chunkwise.checkpoint] ...") if
+    /// they do not hold one
+    static T load(std::string_view bytes) {
+        try {
+            return detail::value_codec<T>::from_bytes(bytes);
+        } catch (const detail::codec_error& e) {
+            throw detail::codec_error("[chunkwise.checkpoint] a checkpoint of " + type_name() + " " + e.what());
+        }
+    }
 };
 
 /// Checkpoint form of a type that writes its own bytes (detail::byte_codable: the statistics of

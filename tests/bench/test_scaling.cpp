@@ -125,6 +125,13 @@ TEST_CASE("the report's JSON and CSV follow the documented schema", "[scaling]")
     REQUIRE(merged.mode == "hybrid");
     REQUIRE_THROWS_AS(bench::scaling_report::from_json("{\"no\": 1}"), chunkwise::error);
     REQUIRE_THROWS_AS(bench::scaling_report::from_json("not json"), chunkwise::error);
+    // A time that is negative or not a number is refused when read (merge and predict alike).
+    std::string json = r.json();
+    const auto at = json.find("\"samples\": [") + 12;
+    REQUIRE(at > 12);
+    json.replace(at, json.find(',', at) - at, "-0.25");
+    REQUIRE_THROWS_WITH(bench::scaling_report::from_json(json),
+                        Catch::Matchers::Contains("a sample of -0.25 (times are finite and never negative)"));
 }
 
 TEST_CASE("the lock of the read path: its held share of the busy time and the Amdahl bound it implies",

@@ -5,7 +5,9 @@
 // it without filters) on 1, 3 and 8 threads (ThreadSanitizer runs this test); damaged chunks of
 // every codec (cut, headers altered, bytes flipped) are an h5::error or values, never a crash or
 // an overread (AddressSanitizer runs it too), and cut chunks are always an h5::error; a filter
-// that neither chunkwise nor HDF5 can decode is an h5::error naming its plugin.
+// that neither chunkwise nor HDF5 can decode is an h5::error naming its plugin; a sweep of every
+// plugin's parameters over their range (block sizes, levels, shuffles, compressors) on chunks of
+// 1 byte to 4 MiB reads what h5py stored, with scratch bounded by the chunk.
 #include "catch.hpp"
 #include "h5_compare.hpp"
 #include "h5_files.hpp"
@@ -16,11 +18,15 @@
 #include <zstd.h>
 #endif
 
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <limits>
+#include <new>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 using Catch::Matchers::Contains;
@@ -246,47 +252,84 @@ TEST_CASE("an installed plugin shown to be safe decodes in the worker where aske
     REQUIRE_FALSE(h5::detail::plugin_safe_in_worker(307));
 }
 
-TEST_CASE("writing LZ4, Zstandard and Blosc: chunkwise and h5py read them back to the bit", "[hdf5][codecs]") {
-    const auto dir = test::scratch("codec-writes");
-    const auto file = dir / "w.h5";
-    xt::xtensor<float, 3> a = xt::xtensor<float, 3>::from_shape({37, 200, 3});
-    for (std::size_t i = 0; i < a.size(); ++i) a.data()[i] = static_cast<float>(static_cast<int>((i * 7919) % 5003)) * 0.01f;
+namespace {
+
+/// The value bytes of one T (long double: its 10 bytes of 80-bit value, not the padding).
+template <class T>
+constexpr std::size_t value_bytes() {
+    if constexpr (std::is_same_v<T, long double>) {
+        return std::numeric_limits<long double>::digits == 64 ? 10 : sizeof(long double);
+    } else {
+        return sizeof(T);
+    }
+}
+
+/// Writes `a` as T with every codec option (partial edge chunks included), reads it back with
+/// chunkwise and with h5py (through Debian's plugins; in T's own width), to the bit.
+template <class T>
+void write_every_codec(const fs::path& dir, const char* type) {
+    const auto file = dir / (std::string(type) + ".h5");
+    xt::xtensor<T, 3> a = xt::xtensor<T, 3>::from_shape({37, 200, 3});
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        a.data()[i] = static_cast<T>(static_cast<int>((i * 7919) % 5003)) * static_cast<T>(0.01) - static_cast<T>(20);
+    }
     struct option {
         const char* name;
         const char* codec;
         bool shuffle;
+        int deflate;
         bool built;
     };
     const bool lz4 = built_lz4, zstd = built_zstd, blosc = built_blosc;
-    const option options[] = {{"/lz4", "lz4", false, lz4},          {"/lz4_shuffle", "lz4", true, lz4},
-                              {"/zstd", "zstd", false, zstd},       {"/zstd_shuffle", "zstd", true, zstd},
-                              {"/blosc", "blosc", true, blosc},     {"/blosc_zstd", "blosc:zstd", false, blosc},
-                              {"/blosc_lz4hc", "blosc:lz4hc", true, blosc}};
+    const option options[] = {{"/none", "", false, 0, true},           {"/deflate", "", false, 4, true},
+                              {"/shuffle_deflate", "", true, 1, true}, {"/lz4", "lz4", false, 0, lz4},
+                              {"/lz4_shuffle", "lz4", true, 0, lz4},   {"/zstd", "zstd", false, 0, zstd},
+                              {"/zstd_shuffle", "zstd", true, 0, zstd}, {"/blosc", "blosc", true, 0, blosc},
+                              {"/blosc_zstd", "blosc:zstd", false, 0, blosc},
+                              {"/blosc_lz4hc", "blosc:lz4hc", true, 0, blosc}};
     for (const option& o : options) {
-        INFO(o.name);
+        INFO(type << " " << o.name);
         h5::write_options opt;
-        opt.chunk = {5, 200, 3};
+        opt.chunk = {5, 200, 3};  // 37 rows: a partial last chunk
         opt.codec = o.codec;
         opt.shuffle = o.shuffle;
+        opt.deflate = o.deflate;
         if (!o.built) {
             REQUIRE_THROWS_WITH(h5::write(file, o.name, a, opt), Contains("needs chunkwise::hdf5 built with"));
             continue;
         }
         h5::write(file, o.name, a, opt);
         h5::dataset ds(file, o.name);
-        REQUIRE(ds.decodes_in_worker<float>());
-        const auto back = ds.read<float, 3>(block{0, 0, 37});
-        REQUIRE(std::memcmp(back.data(), a.data(), a.size() * sizeof(float)) == 0);
-        if (std::string(o.codec).rfind("zstd", 0) == 0) continue;  // no Zstandard plugin for h5py here
+        REQUIRE(ds.decodes_in_worker<T>());
+        const auto back = ds.read<T, 3>(block{0, 0, 37});
+        for (std::size_t i = 0; i < a.size(); ++i) REQUIRE(std::memcmp(back.data() + i, a.data() + i, value_bytes<T>()) == 0);
+        if (std::string(o.codec) == "zstd") continue;  // no Zstandard plugin for h5py here
         const auto out = dir / "dump.bin";
         const std::string command = std::string(CHUNKWISE_TEST_PYTHON) + " " + script + " dump " + file.string() + " " +
-                                    o.name + " " + out.string();
+                                    o.name + " " + out.string() + " " + type;
         REQUIRE(std::system(command.c_str()) == 0);
         std::ifstream in(out, std::ios::binary);
-        std::vector<double> h5py_values(a.size());
-        in.read(reinterpret_cast<char*>(h5py_values.data()), static_cast<std::streamsize>(h5py_values.size() * 8));
-        REQUIRE(in.gcount() == static_cast<std::streamsize>(h5py_values.size() * 8));
-        for (std::size_t i = 0; i < a.size(); ++i) REQUIRE(h5py_values[i] == static_cast<double>(a.data()[i]));
+        std::vector<T> h5py_values(a.size());
+        in.read(reinterpret_cast<char*>(h5py_values.data()), static_cast<std::streamsize>(h5py_values.size() * sizeof(T)));
+        REQUIRE(in.gcount() == static_cast<std::streamsize>(h5py_values.size() * sizeof(T)));
+        for (std::size_t i = 0; i < a.size(); ++i) {
+            INFO("element " << i);
+            REQUIRE(std::memcmp(h5py_values.data() + i, a.data() + i, value_bytes<T>()) == 0);
+        }
+    }
+}
+
+}  // namespace
+
+TEST_CASE("writing every codec in every float width: chunkwise and h5py read them back to the bit", "[hdf5][codecs]") {
+    const auto dir = test::scratch("codec-writes");
+    write_every_codec<float>(dir, "float32");
+    write_every_codec<double>(dir, "float64");
+    write_every_codec<long double>(dir, "longdouble");
+    const auto file = dir / "float32.h5";
+    xt::xtensor<float, 3> a = xt::xtensor<float, 3>::from_shape({37, 200, 3});
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        a.data()[i] = static_cast<float>(static_cast<int>((i * 7919) % 5003)) * 0.01f - 20.0f;
     }
 #if defined(CHUNKWISE_USE_ZSTD)
     // Zstandard chunks are what libzstd itself decodes back to the values.
@@ -338,4 +381,102 @@ TEST_CASE("a filter that neither chunkwise nor HDF5 can decode is an h5::error n
                                                             Contains("its plugin is not installed") &&
                                                             Contains("H5Z-ZFP") && Contains("HDF5 looks for plugins in"));
     std::filesystem::remove_all(dir);
+}
+
+namespace {
+
+/// The sweep's values (tests/support/h5py_codecs.py, sweep_values), as doubles.
+std::vector<double> sweep_values(std::size_t n, char kind, const std::string& type) {
+    std::vector<double> v(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        const std::uint64_t h = kind == 'r' ? ((i * std::uint64_t{2654435761} + 12345) % (std::uint64_t{1} << 32)) >> 8
+                                            : (i / 97) % 5;
+        if (type == "u8") {
+            v[i] = static_cast<double>(h % 256);
+        } else if (type == "i16") {
+            v[i] = static_cast<double>(static_cast<std::int64_t>(h % 65536) - 32768);
+        } else if (type == "f32") {
+            v[i] = static_cast<double>(static_cast<float>(static_cast<double>(h % 100000) / 8.0 - 5000.0));
+        } else {
+            v[i] = static_cast<double>(h % 1000000007) / 16.0;
+        }
+    }
+    return v;
+}
+
+/// The largest single allocation of this process since the last reset (the sweep checks that a
+/// codec's scratch is bounded by the chunk, not by the block size its parameters declare).
+std::atomic<std::size_t> largest_allocation{0};
+
+}  // namespace
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"  // a replacement operator new over malloc
+#endif
+void* operator new(std::size_t n) {
+    std::size_t seen = largest_allocation.load(std::memory_order_relaxed);
+    while (n > seen && !largest_allocation.compare_exchange_weak(seen, n, std::memory_order_relaxed)) {
+    }
+    if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
+    throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+
+TEST_CASE("every plugin's parameters over their range, chunks of 1 byte to 4 MiB, read as h5py wrote them",
+          "[hdf5][codecs][sweep]") {
+    // tests/support/h5py_codecs.py sweep: LZ4 block sizes 0 and 1 byte to 1 GiB (stored up to 5x
+    // their chunk), bitshuffle blocks up to 2^24 elements with and without LZ4 (1.6x at 8), Blosc's
+    // levels, shuffles and compressors, bzip2's and deflate's levels, LZF, Fletcher-32, LZ4 blocks
+    // of one byte under deflate; data that compresses worst and best. Every dataset is read whole
+    // and in blocks on 3 threads, and must equal the values h5py stored (and H5Dread, where this
+    // HDF5 loads the plugin); scratch never grows past a few chunks.
+    const fs::path dir = test::scratch("codec-sweep");
+    const std::string command = std::string(CHUNKWISE_TEST_PYTHON) + " " + script + " sweep " + dir.string();
+    REQUIRE(std::system(command.c_str()) == 0);
+    const fs::path file = dir / "sweep.h5";
+    std::ifstream list(dir / "sweep.txt");
+    std::size_t datasets = 0, in_worker = 0, against_h5dread = 0;
+    chunkwise::thread_policy pool(3);
+    for (std::string name; std::getline(list, name);) {
+        if (name.empty()) continue;
+        INFO(name);
+        // "/<setting>/<type>_<chunk bytes>_<kind>_<n>"
+        const std::string leaf = name.substr(name.rfind('/') + 1);
+        const std::string type = leaf.substr(0, leaf.find('_'));
+        const std::size_t chunk_bytes = std::stoul(leaf.substr(type.size() + 1));
+        const char kind = leaf[leaf.find('_', type.size() + 1) + 1];
+        const std::size_t n = std::stoul(leaf.substr(leaf.rfind('_') + 1));
+        const auto expect = sweep_values(n, kind, type);
+        h5::dataset ds(file, name);
+        REQUIRE(ds.shape() == std::vector<std::size_t>{n});
+        in_worker += ds.decodes_in_worker<double>() ? 1 : 0;
+        largest_allocation = 0;
+        const auto whole = ds.read<double>(block{0, 0, n});
+        REQUIRE(std::memcmp(whole.data(), expect.data(), n * sizeof(double)) == 0);
+        // Decoding needs the chunk, its stored bytes and the pipeline's stages: a few chunks.
+        CHECK(largest_allocation.load() <= std::max<std::size_t>(8 * chunk_bytes, std::size_t{1} << 20) + n * 8);
+        const auto blocks = h5::partition(ds, chunkwise::parts{3});
+        const auto parts = chunkwise::gather(pool, chunkwise::map_blocks(pool, blocks, [&](const block& b) {
+                                                 return ds.read<double>(b);
+                                             }));
+        for (std::size_t k = 0; k < blocks.size(); ++k) {
+            REQUIRE(std::memcmp(parts[k].data(), expect.data() + blocks[k].begin, blocks[k].size() * sizeof(double)) == 0);
+        }
+        if (n * 8 <= (std::size_t{1} << 16)) {
+            if (const auto v = test::try_h5dread<double>(file, name, H5T_NATIVE_DOUBLE, 0, n)) {
+                REQUIRE(*v == expect);
+                ++against_h5dread;
+            }
+        }
+        ++datasets;
+    }
+    std::printf("codec sweep: %zu datasets, %zu decoded in the worker, %zu also against H5Dread\n", datasets,
+                in_worker, against_h5dread);
+    REQUIRE(datasets > 800);
+    REQUIRE(in_worker >= datasets * 9 / 10);
 }

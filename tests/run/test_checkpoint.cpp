@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cmath>
 #include <cstdint>
@@ -443,4 +444,29 @@ TEST_CASE("checkpoint keys: numbers, strings and structs that differ only past s
     REQUIRE(chunkwise::detail::block_identity<double>::description(1e-7) == "item 1e-07");
     REQUIRE(chunkwise::detail::block_identity<window>::description(window{0.25, 0.2500001}) ==
             "items [0.25, 0.2500001)");
+}
+
+TEST_CASE("checkpoint: a record that does not hold its type says so with the checkpoint's tag", "[checkpoint]") {
+    using Catch::Matchers::Contains;
+    REQUIRE_THROWS_WITH(chunkwise::checkpoint_traits<double>::load("abc"),
+                        Contains("[chunkwise.checkpoint] a checkpoint of float64 holds a value of another size"));
+    REQUIRE_THROWS_WITH(chunkwise::checkpoint_traits<std::vector<float>>::load("abcde"),
+                        Contains("[chunkwise.checkpoint] a checkpoint of vector<float32> holds a partial element"));
+    struct tensor2 {
+        using value_type = double;
+        using shape_type = std::array<std::size_t, 2>;
+        shape_type s{};
+        std::vector<double> v;
+        static tensor2 from_shape(const shape_type& sh) { return {sh, std::vector<double>(sh[0] * sh[1])}; }
+        const shape_type& shape() const { return s; }
+        const double* data() const { return v.data(); }
+        double* data() { return v.data(); }
+        std::size_t size() const { return v.size(); }
+    };
+    REQUIRE_THROWS_WITH(chunkwise::checkpoint_traits<tensor2>::load("abc"),
+                        Contains("[chunkwise.checkpoint] a checkpoint of tensor<float64,2> too short for a length"));
+    std::string three(8, '\0');
+    three[0] = 3;
+    REQUIRE_THROWS_WITH(chunkwise::checkpoint_traits<tensor2>::load(three),
+                        Contains("[chunkwise.checkpoint] a checkpoint of tensor<float64,2> holds a tensor of another rank"));
 }

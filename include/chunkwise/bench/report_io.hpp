@@ -213,6 +213,20 @@ inline scaling_report scaling_report::from_json(const std::string& text) {
         }
         s.lock_held_share = number_or(p["lock_held_share"], 0);
         if (s.workers == 0 || s.samples.empty()) throw error("[chunkwise.bench] not a scaling report: a point without workers or samples");
+        // A time is never negative, NaN or infinite: such a report was edited or damaged.
+        const auto check_time = [&](double t, const std::string& what) {
+            if (!(t >= 0) || !std::isfinite(t)) {
+                char shown[32];
+                std::snprintf(shown, sizeof shown, "%g", t);
+                throw error("[chunkwise.bench] not a scaling report: the point of " + std::to_string(s.workers) +
+                            " workers has " + what + " " + shown + " (times are finite and never negative)");
+            }
+        };
+        for (double t : s.samples) check_time(t, "a sample of");
+        const std::pair<double, const char*> phases[] = {{s.phases.read, "read"},       {s.phases.compute, "compute"},
+                                                         {s.phases.wait, "wait"},       {s.phases.combine, "combine"},
+                                                         {s.phases.other, "other"},     {s.phases.lock, "lock"}};
+        for (const auto& [t, name] : phases) check_time(t, std::string("a ") + name + " time of");
         r.points.push_back(std::move(s));
     }
     r.finish();

@@ -60,14 +60,30 @@ struct values_of<T, std::enable_if_t<arithmetic_tensor<T>>> {
     }
 };
 
-/// Rows of values stacked along axis 0 (an xtensor array or view: shape(), data(), size()), for
-/// add_rows: row r is one value.
+/// The element type of an array or view: what data() points to, or what its iterators give.
+template <class R>
+struct rows_value {
+    using type = std::remove_cvref_t<decltype(*std::begin(std::declval<const R&>()))>;
+};
+template <class R>
+    requires requires(const R& r) { r.data(); }
+struct rows_value<R> {
+    using type = std::remove_cvref_t<decltype(*std::declval<const R&>().data())>;
+};
+template <class R>
+using rows_value_t = typename rows_value<R>::type;
+
+/// Rows of values stacked along axis 0 (an xtensor array or any view of one: shape(), size(), and
+/// data() or iterators in row-major order), for add_rows: row r is one value.
 template <class R>
 concept stacked_rows = requires(const R& r) {
-    { r.data() };
     { r.size() } -> std::convertible_to<std::size_t>;
     r.shape();
-    requires std::is_arithmetic_v<std::remove_cvref_t<decltype(*r.data())>>;
+    requires requires { r.data(); } || requires {
+        std::begin(r);
+        std::end(r);
+    };
+    requires std::is_arithmetic_v<rows_value_t<R>>;
 };
 
 /// The shape of one row of `rows` (its shape without axis 0) and the number of rows.

@@ -54,8 +54,12 @@ inline const unsigned char* decode_chunk(const dataset_state& s, scratch& buf, s
     for (std::size_t i = 0; i < s.filters.size() && last == s.filters.size(); ++i) {
         if (!skipped(i)) last = i;
     }
-    // What a stage in the middle of a pipeline may decode to: a chunk and what encoding adds.
-    const std::size_t bound = s.chunk_bytes + s.chunk_bytes / 8 + 65536;
+    // What a stage in the middle of a pipeline may decode to: its codecs' worst case (else, past a
+    // filter without one, a chunk and what encoding usually adds, or the stage's input).
+    const auto bound_of = [&](std::size_t i, std::size_t in_size) {
+        const std::size_t b = i < s.stage_bound.size() ? s.stage_bound[i] : unbounded;
+        return b != unbounded ? b : std::max(s.chunk_bytes + s.chunk_bytes / 8 + 65536, in_size);
+    };
     std::vector<unsigned char>* cur = &buf.a;
     std::vector<unsigned char>* other = &buf.b;
     const unsigned char* in = cur->data();
@@ -66,7 +70,7 @@ inline const unsigned char* decode_chunk(const dataset_state& s, scratch& buf, s
             const filter_step& f = s.filters[i];
             const bool final = into != nullptr && i == last;
             if (f.plugin != nullptr) {  // an installed plugin's decode, in this thread
-                const std::size_t cap = final ? s.chunk_bytes : std::max(bound, size);
+                const std::size_t cap = final ? s.chunk_bytes : bound_of(i, size);
                 if (!final) grow(*other, cap, s);
                 unsigned char* dst = final ? into : other->data();
                 size = plugin_decode(f.plugin, f.cd, in, size, dst, cap);
@@ -87,7 +91,8 @@ inline const unsigned char* decode_chunk(const dataset_state& s, scratch& buf, s
             std::size_t cap = s.chunk_bytes;
             if (!final) {
                 const std::size_t stated = c.stated_size(f.cd, in, size);
-                cap = stated > 0 ? std::min(stated, std::max(bound, size)) : std::max(bound, size);
+                cap = bound_of(i, size);
+                if (stated > 0) cap = std::min(stated, cap);
                 grow(*other, cap, s);
             }
             unsigned char* dst = final ? into : other->data();
@@ -103,6 +108,11 @@ inline const unsigned char* decode_chunk(const dataset_state& s, scratch& buf, s
                std::to_string(s.chunk_bytes) + " (corrupted?)");
     }
     return in;
+}
+
+/// The most bytes a stored chunk of this dataset holds (its pipeline's worst case).
+inline std::size_t max_stored_of(const dataset_state& s) {
+    return s.stage_bound.empty() ? unbounded : s.stage_bound.back();
 }
 
 /// What a read does with one chunk its box touches.
@@ -236,9 +246,8 @@ chunk_plan plan_chunks(const dataset_state& s, const std::size_t* lo, const std:
     std::size_t out_bytes = sizeof(T);
     for (std::size_t d = 0; d < n; ++d) out_bytes *= p.out_shape[d];
     p.mapped = p.direct && maps_into(s, out_bytes);
-    // Any filtered chunk larger than this is corrupted (deflate expands by at most 0.1%, the
-    // other codecs by under 2%: a larger stored size is a damaged index, not a chunk).
-    const std::size_t max_stored = s.chunk_bytes + s.chunk_bytes / 16 + 65536;
+    // A filtered chunk larger than its pipeline makes of a chunk at worst is a damaged index.
+    const std::size_t max_stored = max_stored_of(s);
     // Chunks one element wide on a short last axis read whole (h5py's automatic chunks of a
     // (frames, atoms, 3) trajectory: one coordinate each): the `ways` chunks side by side are
     // decoded together and woven into the output, each output line written once.
@@ -380,7 +389,8 @@ void run_plan(const dataset_state& s, const chunk_plan& p, T* out) {
             }
             case chunk_action::too_large:
                 s.fail("chunk at " + box_text(off.data(), n) + " is stored in " + std::to_string(loc.size) +
-                       " bytes, more than any filter makes of " + std::to_string(s.chunk_bytes) + " (corrupted?)");
+                       " bytes, more than its filters make of " + std::to_string(s.chunk_bytes) + " at worst (" +
+                       std::to_string(max_stored_of(s)) + "; corrupted?)");
             case chunk_action::decode: {
                 grow(buf.a, static_cast<std::size_t>(loc.size), s);
                 pread_all(s, loc.fd, loc.address, buf.a.data(), static_cast<std::size_t>(loc.size), what);

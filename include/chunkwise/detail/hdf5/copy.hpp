@@ -47,7 +47,10 @@ void with_stored_type(const element_type& t, F&& f) {
             }
         case E::floating:
             if (t.size == 4) return f(std::type_identity<float>{});
-            return f(std::type_identity<double>{});
+            if (t.size == 8) return f(std::type_identity<double>{});
+            // T's own long double (values HDF5 converted to it): raw stored floats are 4 or 8 bytes
+            if (t.size == sizeof(long double)) return f(std::type_identity<long double>{});
+            throw std::logic_error("chunkwise: a copy of a " + std::to_string(t.size) + "-byte float");
         default:
             throw std::logic_error("chunkwise: a copy of a type without a fast path");
     }

@@ -28,7 +28,7 @@ constexpr U byte_swap(U x) noexcept {
 }
 
 template <class S>
-S load_element(const unsigned char* p, bool swap) {
+S load_swapped(const unsigned char* p, bool swap) {
     using U = std::conditional_t<sizeof(S) == 1, std::uint8_t,
                                  std::conditional_t<sizeof(S) == 2, std::uint16_t,
                                                     std::conditional_t<sizeof(S) == 4, std::uint32_t, std::uint64_t>>>;
@@ -38,6 +38,18 @@ S load_element(const unsigned char* p, bool swap) {
     S s;
     std::memcpy(&s, &u, sizeof(S));
     return s;
+}
+
+template <class S>
+S load_element(const unsigned char* p, bool swap) {
+    if constexpr (sizeof(S) > 8) {  // long double: T's own type, never swapped
+        (void)swap;
+        S s;
+        std::memcpy(&s, p, sizeof(S));
+        return s;
+    } else {
+        return load_swapped<S>(p, swap);
+    }
 }
 
 template <class S, class T>
@@ -81,7 +93,10 @@ void convert_run(const element_type& t, const unsigned char* src, T* dst, std::s
             }
         case E::floating:
             if (t.size == 4) return convert_run_as<float>(src, dst, n, swap);
-            return convert_run_as<double>(src, dst, n, swap);
+            if (t.size == 8) return convert_run_as<double>(src, dst, n, swap);
+            // T's own long double (values HDF5 converted to it), never swapped
+            if (t.size == sizeof(long double) && !swap) return convert_run_as<long double>(src, dst, n, false);
+            throw std::logic_error("convert_run of a " + std::to_string(t.size) + "-byte float");
         default:
             throw std::logic_error("convert_run on a type without a fast path");
     }

@@ -347,6 +347,16 @@ inline std::shared_ptr<const dataset_state> open_dataset(const std::filesystem::
         s->filters.push_back(std::move(step));
     }
     H5Eclear2(H5E_DEFAULT);
+    // Each stage's bound: the codec's worst case of what the stages before it make (filters
+    // decoded by a plugin or by HDF5 use their codec's bound where chunkwise has one).
+    s->stage_bound.assign(1, s->chunk_bytes);
+    for (const filter_step& f : s->filters) {
+        const codec* c = find_codec(f.id);
+        const std::size_t before = s->stage_bound.back();
+        s->stage_bound.push_back(c == nullptr || c->max_encoded == nullptr || before == unbounded
+                                     ? unbounded
+                                     : c->max_encoded(f.cd, before));
+    }
 
     s->dcpl_h = std::move(dcpl);
     if (s->layout == storage::chunked) {

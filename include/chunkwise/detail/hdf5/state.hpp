@@ -102,6 +102,10 @@ struct dataset_state {
     element_type ragged_base;       // their element type (ragged only)
     storage layout = storage::other;
     std::vector<filter_step> filters;
+    /// What the pipeline may hold at each stage, from each codec's own worst case: stage_bound[i]
+    /// the most bytes undoing filter i gives (what filters 0..i-1 make of a chunk at most),
+    /// stage_bound.back() the most a stored chunk holds; `unbounded` past a filter without one.
+    std::vector<std::size_t> stage_bound;
     std::vector<std::string> filter_names;
     bool decodable = false;  // every filter is one chunkwise decodes itself
     std::string missing_filter;  // a filter neither chunkwise nor HDF5 can decode ("" if none)

@@ -1,7 +1,7 @@
 #pragma once
 // Internal: element types. What an HDF5 type is (checked before any of it reaches HDF5's own
 // conversion code), whether chunkwise converts it itself ("raw": a full-width integer or an IEEE
-// float, either byte order; enums by their base integer), which conversions to T are exact, and
+// float, either byte order, or this platform's own long double; enums by their base integer), which conversions to T are exact, and
 // the native HDF5 type of T.
 #include <chunkwise/detail/hdf5/library.hpp>
 
@@ -189,11 +189,14 @@ inline element_type describe_type(hid_t type, std::string& defect) {
             defect = type_defect(value_type, cls);
             const bool ieee = H5Tequal(value_type, H5T_IEEE_F32LE) > 0 || H5Tequal(value_type, H5T_IEEE_F32BE) > 0 ||
                               H5Tequal(value_type, H5T_IEEE_F64LE) > 0 || H5Tequal(value_type, H5T_IEEE_F64BE) > 0;
+            // This platform's own long double (x86-64: 80 bits in 16 bytes), as C programs and
+            // numpy's longdouble store it: copied as it is into long double.
+            const bool own_long_double = sizeof(long double) > 8 && H5Tequal(value_type, H5T_NATIVE_LDOUBLE) > 0;
             t.k = element_type::kind::floating;
             t.size = size;
             t.big_endian = big;
             t.numeric = defect.empty();
-            t.raw = t.numeric && ieee;
+            t.raw = t.numeric && (ieee || own_long_double);
             t.text = std::to_string(size * 8) + "-bit " + (ieee ? "" : "non-IEEE ") + "float, " + order;
             break;
         }
@@ -237,7 +240,10 @@ bool exact_conversion(const element_type& t) {
         constexpr std::size_t tsize = sizeof(T);
         if constexpr (std::is_floating_point_v<T>) {
             constexpr int digits = std::numeric_limits<T>::digits;
-            if (t.k == E::floating) return (t.size == 4 && digits >= 24) || (t.size == 8 && digits >= 53);
+            if (t.k == E::floating) {
+                return (t.size == 4 && digits >= 24) || (t.size == 8 && digits >= 53) ||
+                       (t.size > 8 && t.size == sizeof(long double) && std::is_same_v<T, long double>);
+            }
             if (t.k == E::signed_int) return static_cast<int>(t.size * 8) - 1 <= digits;
             if (t.k == E::unsigned_int) return static_cast<int>(t.size * 8) <= digits;
             return false;

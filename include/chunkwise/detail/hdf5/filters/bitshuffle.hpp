@@ -72,7 +72,10 @@ using bitshuffle_inner = void (*)(const unsigned char* in, std::size_t stored, u
 inline std::size_t bitshuffle_blocks(const unsigned char* in, std::size_t n, unsigned char* out, std::size_t elements,
                                      std::size_t elem_size, std::size_t block, bitshuffle_inner inner) {
     if (block == 0 || block % 8 != 0) damaged("a bitshuffle block size of " + std::to_string(block) + " elements (not a multiple of 8)");
-    std::vector<unsigned char> tmp(block * elem_size), packed(inner != nullptr ? block * elem_size : 0);
+    // Scratch for the largest block this chunk holds: bounded by the chunk, not by the block size
+    // the parameters declare (which may be 2^24 elements for a chunk of 100).
+    const std::size_t most = std::min(block, elements - elements % 8) * elem_size;
+    std::vector<unsigned char> tmp(most), packed(inner != nullptr ? most : 0);
     std::size_t at = 0, done = 0;
     auto one = [&](std::size_t count) {
         const std::size_t bytes = count * elem_size;
@@ -149,9 +152,29 @@ inline std::size_t bitshuffle_decode(const std::vector<unsigned>& cd, const unsi
     return total;
 }
 
+/// bitshuffle's own bound (bshuf_compress_lz4_bound, and its Zstandard twin): with compression,
+/// a 12-byte header, per block of `block` elements 4 bytes and the codec's worst case, the same
+/// for the last multiple of 8 elements, and the elements past it as they are.
+inline std::size_t bitshuffle_max_encoded(const std::vector<unsigned>& cd, std::size_t n) {
+    const unsigned compression = cd.size() > 4 ? cd[4] : 0;
+    if (compression != 2 && compression != 3) return n;
+    const std::size_t elem_size = cd.size() > 2 && cd[2] > 0 ? cd[2] : 1;
+    std::size_t block = cd.size() > 3 ? cd[3] : 0;
+    if (block == 0) block = bitshuffle_default_block(elem_size);
+    const std::size_t elements = n / elem_size;
+    const auto bound = [&](std::size_t bytes) { return compression == 2 ? lz4_bound(bytes) : zstd_bound(bytes); };
+    std::size_t total = 12;
+    const std::size_t whole = elements / block;
+    if (whole > 0) total = bound_add(total, bound_mul(whole, bound_add(bound(bound_mul(block, elem_size)), 4)));
+    const std::size_t last = elements % block - elements % block % 8;
+    if (last > 0) total = bound_add(total, bound_add(bound(last * elem_size), 4));
+    return bound_add(total, n - (elements - elements % 8) * elem_size);
+}
+
 inline const codec bitshuffle_codec{
-    bitshuffle_filter_id, "bitshuffle",
-    [](const std::vector<unsigned>& cd) -> std::string {
+    .id = bitshuffle_filter_id,
+    .name = "bitshuffle",
+    .accepts = [](const std::vector<unsigned>& cd) -> std::string {
         if (cd.size() < 3 || cd[2] == 0) return "bitshuffle parameters without an element size";
         const unsigned compression = cd.size() > 4 ? cd[4] : 0;
         if (compression == 0) return {};
@@ -163,11 +186,25 @@ inline const codec bitshuffle_codec{
 #endif
         return "bitshuffle compression " + std::to_string(compression) + " (chunkwise built without its library)";
     },
-    [](const std::vector<unsigned>& cd, const unsigned char* in, std::size_t n) -> std::size_t {
+    .stated_size = [](const std::vector<unsigned>& cd, const unsigned char* in, std::size_t n) -> std::size_t {
         const unsigned compression = cd.size() > 4 ? cd[4] : 0;
         if (compression == 0) return n;
-        return n < 8 ? 0 : static_cast<std::size_t>(std::min<std::uint64_t>(read_be(in, 8), std::numeric_limits<std::size_t>::max()));
+        return n < 8 ? 0
+                     : static_cast<std::size_t>(
+                           std::min<std::uint64_t>(read_be(in, 8), std::numeric_limits<std::size_t>::max()));
     },
-    bitshuffle_decode, nullptr};
+    .decode = bitshuffle_decode,
+    .trim = nullptr,
+    .max_encoded = bitshuffle_max_encoded,
+    .library = []() -> std::string {
+        std::string inside;
+#if defined(CHUNKWISE_USE_LZ4)
+        inside += "liblz4 " + std::string(LZ4_versionString());
+#endif
+#if defined(CHUNKWISE_USE_ZSTD)
+        inside += (inside.empty() ? "" : ", ") + std::string("libzstd ") + ZSTD_versionString();
+#endif
+        return inside.empty() ? std::string() : "chunkwise's own transpose; " + inside + " inside";
+    }};
 
 }  // namespace chunkwise::h5::detail

@@ -56,25 +56,30 @@ inline std::size_t blosc_encode(const unsigned char* in, std::size_t n, std::vec
 }
 #endif
 
+/// Blosc stores a buffer it cannot shrink as it is, after its 16-byte header (BLOSC_MAX_OVERHEAD).
+inline std::size_t blosc_max_encoded(const std::vector<unsigned>&, std::size_t n) { return bound_add(n, 16); }
+
 #if defined(CHUNKWISE_USE_BLOSC)
 inline const codec blosc_codec{
-    blosc_filter_id,
-    "blosc",
-    accepts_all,
-    [](const std::vector<unsigned>&, const unsigned char* in, std::size_t n) { return blosc_stated(in, n); },
-    [](const std::vector<unsigned>&, const unsigned char* in, std::size_t n, unsigned char* out, std::size_t cap) {
-        return blosc_decode(in, n, out, cap);
-    },
-    nullptr};
+    .id = blosc_filter_id,
+    .name = "blosc",
+    .accepts = accepts_all,
+    .stated_size = [](const std::vector<unsigned>&, const unsigned char* in, std::size_t n) { return blosc_stated(in, n); },
+    .decode = [](const std::vector<unsigned>&, const unsigned char* in, std::size_t n, unsigned char* out,
+                 std::size_t cap) { return blosc_decode(in, n, out, cap); },
+    .trim = nullptr,
+    .max_encoded = blosc_max_encoded,
+    .library = []() -> std::string { return std::string("libblosc ") + blosc_get_version_string(); }};
 #else
 // Without libblosc, HDF5 (its plugin) decodes these chunks.
 inline const codec blosc_codec{
-    blosc_filter_id,
-    "blosc",
-    [](const std::vector<unsigned>&) -> std::string { return "chunkwise was built without libblosc"; },
-    nullptr,
-    nullptr,
-    nullptr};
+    .id = blosc_filter_id,
+    .name = "blosc",
+    .accepts = [](const std::vector<unsigned>&) -> std::string { return "chunkwise was built without libblosc"; },
+    .stated_size = nullptr,
+    .decode = nullptr,
+    .trim = nullptr,
+    .max_encoded = blosc_max_encoded};
 #endif
 
 }  // namespace chunkwise::h5::detail

@@ -28,7 +28,32 @@ struct codec {
                           std::size_t cap) = nullptr;
     /// For a filter whose output is a prefix of its input: checks it, returns its size.
     std::size_t (*trim)(const std::vector<unsigned>& cd, const unsigned char* in, std::size_t n) = nullptr;
+    /// The most bytes the filter's encoders (its plugin's, and chunkwise's) make of `decoded` bytes
+    /// with these parameters: what a stored chunk, or a stage of a pipeline, may hold
+    /// (`unbounded` where it cannot be said). Follows from the codec's own worst case.
+    std::size_t (*max_encoded)(const std::vector<unsigned>& cd, std::size_t decoded) = nullptr;
+    /// The library this build decodes it with, and its version as loaded ("liblz4 1.9.4"); "" for
+    /// chunkwise's own code; null where this build does not decode it (HDF5 then does).
+    std::string (*library)() = nullptr;
 };
+
+/// No bound: a size a codec cannot limit.
+inline constexpr std::size_t unbounded = static_cast<std::size_t>(-1);
+
+/// a + b, or `unbounded` where that overflows.
+constexpr std::size_t bound_add(std::size_t a, std::size_t b) noexcept {
+    return a > unbounded - b ? unbounded : a + b;
+}
+/// a * b, or `unbounded` where that overflows.
+constexpr std::size_t bound_mul(std::size_t a, std::size_t b) noexcept {
+    return b != 0 && a > unbounded / b ? unbounded : a * b;
+}
+/// LZ4's worst case for n bytes (LZ4_compressBound, which needs no library).
+constexpr std::size_t lz4_bound(std::size_t n) noexcept { return bound_add(n, n / 255 + 16); }
+/// Zstandard's worst case for n bytes (ZSTD_COMPRESSBOUND).
+constexpr std::size_t zstd_bound(std::size_t n) noexcept {
+    return bound_add(n, (n >> 8) + (n < (std::size_t{128} << 10) ? ((std::size_t{128} << 10) - n) >> 11 : 0));
+}
 
 /// `codec::accepts` of a codec that decodes every parameter set.
 inline std::string accepts_all(const std::vector<unsigned>&) { return {}; }

@@ -73,15 +73,27 @@ inline std::size_t deflate_bytes(const unsigned char* in, std::size_t size, std:
 }
 
 inline const codec deflate_codec{
-    H5Z_FILTER_DEFLATE, "deflate",
+    .id = H5Z_FILTER_DEFLATE,
+    .name = "deflate",
     // HDF5 checks the level even when reading (one parameter, 0-9), and so does chunkwise.
-    [](const std::vector<unsigned>& cd) -> std::string {
+    .accepts = [](const std::vector<unsigned>& cd) -> std::string {
         return cd.size() == 1 && cd[0] <= 9 ? std::string() : std::string("a deflate level that is not 0-9");
     },
-    [](const std::vector<unsigned>&, const unsigned char*, std::size_t) -> std::size_t { return 0; },
-    [](const std::vector<unsigned>&, const unsigned char* in, std::size_t n, unsigned char* out, std::size_t cap) {
-        return inflate_into(in, n, out, cap);
+    .stated_size = [](const std::vector<unsigned>&, const unsigned char*, std::size_t) -> std::size_t { return 0; },
+    .decode = [](const std::vector<unsigned>&, const unsigned char* in, std::size_t n, unsigned char* out,
+                 std::size_t cap) { return inflate_into(in, n, out, cap); },
+    .trim = nullptr,
+    // Stored blocks (5 bytes per 64 KiB) are the worst any encoder (zlib, libdeflate) falls back
+    // to; zlib's compressBound is n + n/4096 + n/16384 + n/2^25 + 13: this allows twice that.
+    .max_encoded = [](const std::vector<unsigned>&, std::size_t n) -> std::size_t {
+        return bound_add(n, (n >> 11) + (n >> 13) + 64);
     },
-    nullptr};
+    .library = []() -> std::string {
+#if defined(CHUNKWISE_USE_LIBDEFLATE)
+        return "libdeflate " LIBDEFLATE_VERSION_STRING;
+#else
+        return std::string("zlib ") + zlibVersion();
+#endif
+    }};
 
 }  // namespace chunkwise::h5::detail

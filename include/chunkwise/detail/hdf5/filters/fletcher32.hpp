@@ -43,12 +43,14 @@ inline std::uint32_t fletcher32(const unsigned char* data, std::size_t len) noex
 }
 
 inline const codec fletcher32_codec{
-    H5Z_FILTER_FLETCHER32,
-    "fletcher32",
-    accepts_all,
-    [](const std::vector<unsigned>&, const unsigned char*, std::size_t n) -> std::size_t { return n < 4 ? 0 : n - 4; },
-    nullptr,
-    [](const std::vector<unsigned>&, const unsigned char* in, std::size_t n) -> std::size_t {
+    .id = H5Z_FILTER_FLETCHER32,
+    .name = "fletcher32",
+    .accepts = accepts_all,
+    .stated_size = [](const std::vector<unsigned>&, const unsigned char*, std::size_t n) -> std::size_t {
+        return n < 4 ? 0 : n - 4;
+    },
+    .decode = nullptr,
+    .trim = [](const std::vector<unsigned>&, const unsigned char* in, std::size_t n) -> std::size_t {
         if (n < 4) damaged("a chunk too short for its Fletcher32 checksum (" + std::to_string(n) + " bytes)");
         const std::size_t size = n - 4;
         const std::uint32_t stored =
@@ -64,6 +66,8 @@ inline const codec fletcher32_codec{
             damaged(text);
         }
         return size;
-    }};
+    },
+    .max_encoded = [](const std::vector<unsigned>&, std::size_t n) -> std::size_t { return bound_add(n, 4); },
+    .library = []() -> std::string { return {}; }};
 
 }  // namespace chunkwise::h5::detail

@@ -90,27 +90,41 @@ inline std::size_t lz4_encode(const unsigned char* in, std::size_t n, std::vecto
 }
 #endif
 
+/// The plugin's worst case for n bytes in blocks of cd[0] bytes (0: its 1 GiB default): a
+/// 12-byte header, and per block 4 bytes and the block as it is (it keeps a block LZ4 cannot
+/// shrink as it is; chunkwise's encoder does the same).
+inline std::size_t lz4_max_encoded(const std::vector<unsigned>& cd, std::size_t n) {
+    std::size_t block = !cd.empty() && cd[0] > 0 ? cd[0] : std::size_t{1} << 30;
+    if (block > n) block = n > 0 ? n : 1;
+    const std::size_t blocks = n / block + (n % block != 0 ? 1 : 0);
+    return bound_add(bound_add(n, 12), bound_mul(blocks, 4));
+}
+
 #if defined(CHUNKWISE_USE_LZ4)
-inline const codec lz4_codec{lz4_filter_id,
-                             "lz4",
-                             accepts_all,
-                             [](const std::vector<unsigned>&, const unsigned char* in, std::size_t n) -> std::size_t {
-                                 return n < 8 ? 0
-                                              : static_cast<std::size_t>(std::min<std::uint64_t>(
-                                                    read_be(in, 8), std::numeric_limits<std::size_t>::max()));
-                             },
-                             [](const std::vector<unsigned>&, const unsigned char* in, std::size_t n,
-                                unsigned char* out, std::size_t cap) { return lz4_decode(in, n, out, cap); },
-                             nullptr};
+inline const codec lz4_codec{
+    .id = lz4_filter_id,
+    .name = "lz4",
+    .accepts = accepts_all,
+    .stated_size = [](const std::vector<unsigned>&, const unsigned char* in, std::size_t n) -> std::size_t {
+        return n < 8 ? 0
+                     : static_cast<std::size_t>(
+                           std::min<std::uint64_t>(read_be(in, 8), std::numeric_limits<std::size_t>::max()));
+    },
+    .decode = [](const std::vector<unsigned>&, const unsigned char* in, std::size_t n, unsigned char* out,
+                 std::size_t cap) { return lz4_decode(in, n, out, cap); },
+    .trim = nullptr,
+    .max_encoded = lz4_max_encoded,
+    .library = []() -> std::string { return std::string("liblz4 ") + LZ4_versionString(); }};
 #else
 // Without liblz4, HDF5 (its plugin) decodes these chunks.
 inline const codec lz4_codec{
-    lz4_filter_id,
-    "lz4",
-    [](const std::vector<unsigned>&) -> std::string { return "chunkwise was built without liblz4"; },
-    nullptr,
-    nullptr,
-    nullptr};
+    .id = lz4_filter_id,
+    .name = "lz4",
+    .accepts = [](const std::vector<unsigned>&) -> std::string { return "chunkwise was built without liblz4"; },
+    .stated_size = nullptr,
+    .decode = nullptr,
+    .trim = nullptr,
+    .max_encoded = lz4_max_encoded};
 #endif
 
 }  // namespace chunkwise::h5::detail

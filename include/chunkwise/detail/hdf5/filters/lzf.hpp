@@ -48,13 +48,18 @@ inline std::size_t lzf_decode(const unsigned char* in, std::size_t n, unsigned c
 }
 
 inline const codec lzf_codec{
-    32000,
-    "lzf",
-    accepts_all,
-    [](const std::vector<unsigned>&, const unsigned char*, std::size_t) -> std::size_t { return 0; },
-    [](const std::vector<unsigned>&, const unsigned char* in, std::size_t n, unsigned char* out, std::size_t cap) {
-        return lzf_decode(in, n, out, cap);
+    .id = 32000,
+    .name = "lzf",
+    .accepts = accepts_all,
+    .stated_size = [](const std::vector<unsigned>&, const unsigned char*, std::size_t) -> std::size_t { return 0; },
+    .decode = [](const std::vector<unsigned>&, const unsigned char* in, std::size_t n, unsigned char* out,
+                 std::size_t cap) { return lzf_decode(in, n, out, cap); },
+    .trim = nullptr,
+    // The plugin stores a chunk LZF cannot shrink unfiltered; LZF's own worst case is one control
+    // byte per 32 literals.
+    .max_encoded = [](const std::vector<unsigned>&, std::size_t n) -> std::size_t {
+        return bound_add(n, n / 32 + 64);
     },
-    nullptr};
+    .library = []() -> std::string { return {}; }};
 
 }  // namespace chunkwise::h5::detail

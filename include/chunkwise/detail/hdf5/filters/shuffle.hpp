@@ -103,16 +103,20 @@ inline void shuffle_bytes(const unsigned char* in, unsigned char* out, std::size
 }
 
 inline const codec shuffle_codec{
-    H5Z_FILTER_SHUFFLE, "shuffle",
-    [](const std::vector<unsigned>& cd) -> std::string {
+    .id = H5Z_FILTER_SHUFFLE,
+    .name = "shuffle",
+    .accepts = [](const std::vector<unsigned>& cd) -> std::string {
         return cd.size() == 1 && cd[0] != 0 ? std::string() : std::string("shuffle parameters HDF5 refuses");
     },
-    [](const std::vector<unsigned>&, const unsigned char*, std::size_t n) -> std::size_t { return n; },
-    [](const std::vector<unsigned>& cd, const unsigned char* in, std::size_t n, unsigned char* out, std::size_t cap) {
+    .stated_size = [](const std::vector<unsigned>&, const unsigned char*, std::size_t n) -> std::size_t { return n; },
+    .decode = [](const std::vector<unsigned>& cd, const unsigned char* in, std::size_t n, unsigned char* out,
+                 std::size_t cap) {
         if (n > cap) damaged("a shuffled chunk of " + std::to_string(n) + " bytes, more than " + std::to_string(cap));
         unshuffle(in, out, n, cd[0]);
         return n;
     },
-    nullptr};
+    .trim = nullptr,
+    .max_encoded = [](const std::vector<unsigned>&, std::size_t n) -> std::size_t { return n; },
+    .library = []() -> std::string { return {}; }};
 
 }  // namespace chunkwise::h5::detail

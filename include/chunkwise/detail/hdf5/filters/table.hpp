@@ -16,15 +16,22 @@
 #include <chunkwise/detail/hdf5/filters/shuffle.hpp>
 #include <chunkwise/detail/hdf5/filters/zstd.hpp>
 
+#include <span>
+
 namespace chunkwise::h5::detail {
 
-/// chunkwise's decoder for filter `id`, or null.
-inline const codec* find_codec(int id) noexcept {
+/// Every filter chunkwise knows how to decode (with or without its library in this build).
+inline std::span<const codec* const> all_codecs() noexcept {
     static const codec* const all[] = {
         &deflate_codec, &shuffle_codec, &fletcher32_codec, &lzf_codec,        &lz4_codec,
         &zstd_codec,    &bzip2_codec,   &blosc_codec,      &bitshuffle_codec,
     };
-    for (const codec* c : all) {
+    return all;
+}
+
+/// chunkwise's decoder for filter `id`, or null.
+inline const codec* find_codec(int id) noexcept {
+    for (const codec* c : all_codecs()) {
         if (c->id == id) return c;
     }
     return nullptr;

@@ -58,25 +58,30 @@ inline std::size_t zstd_encode(const unsigned char* in, std::size_t n, std::vect
 }
 #endif
 
+/// One Zstandard frame per chunk: ZSTD_compressBound.
+inline std::size_t zstd_max_encoded(const std::vector<unsigned>&, std::size_t n) { return zstd_bound(n); }
+
 #if defined(CHUNKWISE_USE_ZSTD)
 inline const codec zstd_codec{
-    zstd_filter_id,
-    "zstd",
-    accepts_all,
-    [](const std::vector<unsigned>&, const unsigned char* in, std::size_t n) { return zstd_stated(in, n); },
-    [](const std::vector<unsigned>&, const unsigned char* in, std::size_t n, unsigned char* out, std::size_t cap) {
-        return zstd_decode(in, n, out, cap);
-    },
-    nullptr};
+    .id = zstd_filter_id,
+    .name = "zstd",
+    .accepts = accepts_all,
+    .stated_size = [](const std::vector<unsigned>&, const unsigned char* in, std::size_t n) { return zstd_stated(in, n); },
+    .decode = [](const std::vector<unsigned>&, const unsigned char* in, std::size_t n, unsigned char* out,
+                 std::size_t cap) { return zstd_decode(in, n, out, cap); },
+    .trim = nullptr,
+    .max_encoded = zstd_max_encoded,
+    .library = []() -> std::string { return std::string("libzstd ") + ZSTD_versionString(); }};
 #else
 // Without libzstd, HDF5 (its plugin) decodes these chunks.
 inline const codec zstd_codec{
-    zstd_filter_id,
-    "zstd",
-    [](const std::vector<unsigned>&) -> std::string { return "chunkwise was built without libzstd"; },
-    nullptr,
-    nullptr,
-    nullptr};
+    .id = zstd_filter_id,
+    .name = "zstd",
+    .accepts = [](const std::vector<unsigned>&) -> std::string { return "chunkwise was built without libzstd"; },
+    .stated_size = nullptr,
+    .decode = nullptr,
+    .trim = nullptr,
+    .max_encoded = zstd_max_encoded};
 #endif
 
 }  // namespace chunkwise::h5::detail
