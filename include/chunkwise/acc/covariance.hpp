@@ -36,7 +36,8 @@ inline double far_deviation(double& shift, double& m, double x, bool& half) noex
 /// Covariance and correlation of pairs (x, y), in one pass (the co-moment of the deviations from
 /// the first pair updated as Welford's M2, merged as Chan et al.'s). Values up to ±DBL_MAX keep
 /// their means within rounding (as acc::variance); an element that received ±inf or NaN in x or y
-/// has a NaN covariance and correlation (as numpy's). T: a scalar or a tensor (element-wise: x
+/// has a NaN covariance and correlation (as numpy's); a co-moment beyond the double range is
+/// ±inf, or NaN where blocks of both signs overflow (numpy gives NaN there too). T: a scalar or a tensor (element-wise: x
 /// and y of one shape).
 template <class T = double>
     requires chunkwise::detail::acc::accumulable<T>
@@ -69,7 +70,7 @@ public:
                 m2x_[i] += dx * (a - mx_[i]);
                 m2y_[i] += dy * (b - my_[i]);
             } else if (!std::isfinite(xi) || !std::isfinite(yi)) {
-                special_[i] += (xi - xi) + (yi - yi);  // NaN: the covariance is NaN from now on
+                cxy_[i] = std::numeric_limits<double>::quiet_NaN();  // the covariance is NaN from now on
             } else {
                 add_far(i, xi, yi, n);
             }
@@ -85,7 +86,6 @@ public:
         }
         const double na = static_cast<double>(n_), nb = static_cast<double>(o.n_), n = na + nb, f = na * nb / n;
         for (std::size_t i = 0; i < shape_.size(); ++i) {
-            special_[i] += o.special_[i];
             const double dx = (o.sx_[i] - sx_[i]) + o.mx_[i] - mx_[i];
             const double dy = (o.sy_[i] - sy_[i]) + o.my_[i] - my_[i];
             if (std::isfinite(dx) && std::isfinite(dy)) [[likely]] {
@@ -94,7 +94,9 @@ public:
                 cxy_[i] += o.cxy_[i] + dx * dy * f;
                 m2x_[i] += o.m2x_[i] + dx * dx * f;
                 m2y_[i] += o.m2y_[i] + dy * dy * f;
-            } else if (special_[i] == 0) {
+            } else if (std::isnan(cxy_[i]) || std::isnan(o.cxy_[i])) {
+                cxy_[i] = std::numeric_limits<double>::quiet_NaN();
+            } else {
                 // Means more than DBL_MAX apart: both as values, measured from 0, in halves.
                 const double ax = sx_[i] + mx_[i], bx = o.sx_[i] + o.mx_[i];
                 const double ay = sy_[i] + my_[i], by = o.sy_[i] + o.my_[i];
@@ -114,14 +116,13 @@ public:
     /// The covariance: the co-moment over (count - ddof); NaN where count <= ddof.
     [[nodiscard]] T cov(unsigned ddof = 0) const {
         return make([&](std::size_t i) {
-            return n_ > ddof && special_[i] == 0 ? cxy_[i] / static_cast<double>(n_ - ddof)
-                                                 : std::numeric_limits<double>::quiet_NaN();
+            return n_ > ddof ? cxy_[i] / static_cast<double>(n_ - ddof) : std::numeric_limits<double>::quiet_NaN();
         });
     }
     /// Pearson's correlation (NaN where either variance is 0 or nothing was added).
     [[nodiscard]] T corr() const {
         return make([&](std::size_t i) {
-            return n_ > 0 && special_[i] == 0 ? cxy_[i] / (std::sqrt(m2x_[i]) * std::sqrt(m2y_[i])) : std::nan("");
+            return n_ > 0 ? cxy_[i] / (std::sqrt(m2x_[i]) * std::sqrt(m2y_[i])) : std::nan("");
         });
     }
 
@@ -135,7 +136,7 @@ public:
         detail::bytes_writer w(out);
         w.put_shape(shape_);
         w.put(n_);
-        for (const auto* v : {&sx_, &sy_, &mx_, &my_, &cxy_, &m2x_, &m2y_, &special_}) w.put_all(*v);
+        for (const auto* v : {&sx_, &sy_, &mx_, &my_, &cxy_, &m2x_, &m2y_}) w.put_all(*v);
     }
     /// The state saved in `in`. \throws chunkwise::detail::codec_error if it is not one
     static covariance load_bytes(std::string_view in) {
@@ -144,12 +145,8 @@ public:
         covariance x;
         x.shape_ = r.get_shape();
         x.n_ = r.get<std::uint64_t>();
-        for (auto* v : {&x.sx_, &x.sy_, &x.mx_, &x.my_, &x.cxy_, &x.m2x_, &x.m2y_, &x.special_}) {
-            if (v == &x.special_ && r.at_end()) {  // saved before non-finite values were kept apart
-                v->assign(x.sx_.size(), 0.0);
-            } else {
-                r.get_into(*v);
-            }
+        for (auto* v : {&x.sx_, &x.sy_, &x.mx_, &x.my_, &x.cxy_, &x.m2x_, &x.m2y_}) {
+            r.get_into(*v);
             if (x.shape_.fixed() && v->size() != x.shape_.size()) {
                 throw chunkwise::detail::codec_error("[chunkwise.acc] acc::covariance: state of the wrong size");
             }
@@ -160,7 +157,7 @@ public:
 
 private:
     void size_state() {
-        for (auto* v : {&sx_, &sy_, &mx_, &my_, &cxy_, &m2x_, &m2y_, &special_}) v->assign(shape_.size(), 0.0);
+        for (auto* v : {&sx_, &sy_, &mx_, &my_, &cxy_, &m2x_, &m2y_}) v->assign(shape_.size(), 0.0);
     }
     // A pair whose deviations leave the double range: taken from 0, in halves where needed.
     void add_far(std::size_t i, double xi, double yi, double n) {
@@ -185,8 +182,7 @@ private:
     detail::shape_of<T> shape_;
     std::uint64_t n_ = 0;
     detail::elems_of<T, double> sx_, sy_;  // the shift: the first pair
-    detail::elems_of<T, double> mx_, my_, cxy_, m2x_, m2y_;
-    detail::elems_of<T, double> special_;  // NaN once an x or y was ±inf or NaN, else 0
+    detail::elems_of<T, double> mx_, my_, cxy_, m2x_, m2y_;  // cxy_ NaN: an x or y was ±inf or NaN
 };
 
 }  // namespace chunkwise::acc

@@ -9,10 +9,11 @@
 ///
 /// NaN and infinity are data here, as IEEE arithmetic (and numpy) treat them: a NaN added makes
 /// the sum, mean, variance or covariance of its element NaN; +inf makes a sum or mean +inf (+inf
-/// and -inf together: NaN) and a variance or covariance NaN. The compensated sum and the mean
-/// overflow to ±inf where their running sum leaves the double range (as numpy's); sum(acc::exact),
-/// and the mean and variance of acc::variance, do not (they stay exact, or within rounding, up to
-/// ±DBL_MAX). (extrema, histogram and quantiles skip NaN and count it.)
+/// and -inf together: NaN) and a variance or covariance NaN. The compensated sum and acc::mean
+/// overflow where their running sum leaves the double range, as numpy's do (±inf; NaN where
+/// blocks overflow both ways); sum(acc::exact), and the mean and variance of acc::variance, do not
+/// (exact, or within rounding, for any values up to ±DBL_MAX). (extrema, histogram and quantiles
+/// skip NaN and count it.)
 
 #include <chunkwise/detail/core/acc_shape.hpp>
 #include <chunkwise/detail/core/sums.hpp>
@@ -46,9 +47,9 @@ using chunkwise::detail::acc::state_vector;
 using chunkwise::detail::acc::values_of;
 
 using chunkwise::detail::acc::big_magnitude;
+using chunkwise::detail::acc::compensated_value;
 using chunkwise::detail::acc::exact_add;
 using chunkwise::detail::acc::exact_value;
-using chunkwise::detail::acc::far_scale;
 using chunkwise::detail::acc::neumaier;
 }  // namespace detail
 
@@ -123,10 +124,8 @@ public:
                     special_[i] += o.special_[i];
                 }
             } else {
-                if (o.scaled_ && !scaled_) scale();
-                const double f = scaled_ && !o.scaled_ ? detail::far_scale : 1.0;
-                detail::neumaier(s_[i], c_[i], o.s_[i] * f);
-                c_[i] += o.c_[i] * f;  // compensations are tiny: added plainly (error ~ eps^2 |s|)
+                detail::neumaier(s_[i], c_[i], o.s_[i]);
+                c_[i] += o.c_[i];  // compensations are tiny: added plainly (error ~ eps^2 |s|)
             }
         }
     }
@@ -134,7 +133,7 @@ public:
     [[nodiscard]] T value() const {
         return detail::values_of<T>::make(shape_.shape(), [&](std::size_t i) {
             if (!shape_.fixed()) return 0.0;
-            if (!exact_) return scaled_ ? (s_[i] + c_[i]) / detail::far_scale : s_[i] + c_[i];
+            if (!exact_) return detail::compensated_value(s_[i], c_[i]);
             if (!special_.empty() && special_[i] != 0) return special_[i];
             return big_.empty() ? detail::exact_value(partials_[i]) : detail::exact_value(partials_[i], big_[i]);
         });
@@ -153,7 +152,6 @@ public:
         w.put_all(s_);
         w.put_all(c_);
         for (const auto& p : partials_) w.put_all(p);
-        if (!exact_ && scaled_) w.put<std::uint8_t>(2);  // every element scaled by 2^-512
         if (exact_ && (!big_.empty() || !special_.empty())) {  // values beyond 2^512, or not finite
             w.put<std::uint8_t>(1);
             for (std::size_t i = 0; i < partials_.size(); ++i) w.put_all(big_.empty() ? std::vector<double>{} : big_[i]);
@@ -182,10 +180,6 @@ public:
         if (!x.exact_ && x.shape_.fixed() && (x.s_.size() != x.shape_.size() || x.c_.size() != x.s_.size())) {
             throw chunkwise::detail::codec_error("[chunkwise.acc] acc::sum: state of the wrong size");
         }
-        if (!x.exact_ && !r.at_end()) {
-            if (r.get<std::uint8_t>() != 2) throw chunkwise::detail::codec_error("[chunkwise.acc] acc::sum: a damaged state");
-            x.scaled_ = true;
-        }
         r.done();
         return x;
     }
@@ -199,19 +193,11 @@ private:
         } else {
             s_.assign(shape_.size(), 0.0);
             c_.assign(shape_.size(), 0.0);
-            scaled_ = false;
         }
     }
     void put(std::size_t i, double x) {
         if (!exact_) {
-            if (!scaled_) {
-                if (std::fabs(x) < detail::big_magnitude || !std::isfinite(x)) [[likely]] {
-                    detail::neumaier(s_[i], c_[i], x);
-                    return;
-                }
-                scale();
-            }
-            detail::neumaier(s_[i], c_[i], x * detail::far_scale);
+            detail::neumaier(s_[i], c_[i], x);
         } else if (std::fabs(x) < detail::big_magnitude) [[likely]] {
             detail::exact_add(partials_[i], x);
         } else if (std::isfinite(x)) {  // scaled: exact, and their sum cannot overflow
@@ -222,13 +208,6 @@ private:
             special_[i] += x;
         }
     }
-    void scale() {  // a value of 2^512 or more: every element from now on scaled by 2^-512
-        for (std::size_t i = 0; i < s_.size(); ++i) {
-            s_[i] *= detail::far_scale;
-            c_[i] *= detail::far_scale;
-        }
-        scaled_ = true;
-    }
     void size_big() {
         if (big_.empty()) big_.assign(partials_.size(), {});
     }
@@ -237,7 +216,6 @@ private:
     }
 
     bool exact_ = false;
-    bool scaled_ = false;  // compensated sums: s_, c_ scaled by 2^-512 (a value beyond 2^512 came)
     detail::shape_of<T> shape_;
     detail::elems_of<T, double> s_, c_;
     // Exact sums: per element, the partials of values below 2^512; of larger ones, scaled by
@@ -264,18 +242,7 @@ public:
             cwx_.assign(shape_.size(), 0.0);
         }
         const auto* p = V::data(x);
-        for (std::size_t i = 0; i < shape_.size(); ++i) {
-            const double xi = static_cast<double>(p[i]);
-            if (!scaled_) {
-                const double wx = w * xi;
-                if (std::fabs(wx) < detail::big_magnitude || !std::isfinite(xi) || !std::isfinite(w)) [[likely]] {
-                    detail::neumaier(swx_[i], cwx_[i], wx);
-                    continue;
-                }
-                scale();
-            }
-            detail::neumaier(swx_[i], cwx_[i], (w * detail::far_scale) * xi);
-        }
+        for (std::size_t i = 0; i < shape_.size(); ++i) detail::neumaier(swx_[i], cwx_[i], w * static_cast<double>(p[i]));
         detail::neumaier(sw_, cw_, w);
         ++n_;
     }
@@ -286,11 +253,9 @@ public:
             cwx_.assign(shape_.size(), 0.0);
         }
         if (!o.shape_.fixed()) return;
-        if (o.scaled_ && !scaled_) scale();
-        const double f = scaled_ && !o.scaled_ ? detail::far_scale : 1.0;
         for (std::size_t i = 0; i < shape_.size(); ++i) {
-            detail::neumaier(swx_[i], cwx_[i], o.swx_[i] * f);
-            cwx_[i] += o.cwx_[i] * f;  // compensations are tiny: added plainly (error ~ eps^2 |s|)
+            detail::neumaier(swx_[i], cwx_[i], o.swx_[i]);
+            cwx_[i] += o.cwx_[i];  // compensations are tiny: added plainly (error ~ eps^2 |s|)
         }
         detail::neumaier(sw_, cw_, o.sw_);
         cw_ += o.cw_;
@@ -298,16 +263,16 @@ public:
     }
     /// The weighted mean (NaN before any add).
     [[nodiscard]] T value() const {
-        const double w = sw_ + cw_;
+        const double w = detail::compensated_value(sw_, cw_);
         return detail::values_of<T>::make(shape_.shape(), [&](std::size_t i) {
             if (!shape_.fixed()) return std::numeric_limits<double>::quiet_NaN();
-            return scaled_ ? ((swx_[i] + cwx_[i]) / w) / detail::far_scale : (swx_[i] + cwx_[i]) / w;
+            return detail::compensated_value(swx_[i], cwx_[i]) / w;
         });
     }
     /// Values added.
     [[nodiscard]] std::uint64_t count() const noexcept { return n_; }
     /// The sum of their weights.
-    [[nodiscard]] double weight() const noexcept { return sw_ + cw_; }
+    [[nodiscard]] double weight() const noexcept { return detail::compensated_value(sw_, cw_); }
 
     /// The state's name in checkpoints and transfers.
     static std::string type_name() { return "acc::mean<" + chunkwise::detail::value_codec<T>::type_name() + ">/1"; }
@@ -321,7 +286,6 @@ public:
         w.put(sw_);
         w.put(cw_);
         w.put(n_);
-        if (scaled_) w.put<std::uint8_t>(2);  // every element scaled by 2^-512
     }
     /// The state saved in `in`. \throws chunkwise::detail::codec_error if it is not one
     static mean load_bytes(std::string_view in) {
@@ -337,25 +301,12 @@ public:
         if (x.shape_.fixed() && (x.swx_.size() != x.shape_.size() || x.cwx_.size() != x.swx_.size())) {
             throw chunkwise::detail::codec_error("[chunkwise.acc] acc::mean: state of the wrong size");
         }
-        if (!r.at_end()) {
-            if (r.get<std::uint8_t>() != 2) throw chunkwise::detail::codec_error("[chunkwise.acc] acc::mean: a damaged state");
-            x.scaled_ = true;
-        }
         r.done();
         return x;
     }
 
 private:
-    void scale() {  // a weighted value of 2^512 or more: every element from now on scaled by 2^-512
-        for (std::size_t i = 0; i < swx_.size(); ++i) {
-            swx_[i] *= detail::far_scale;
-            cwx_[i] *= detail::far_scale;
-        }
-        scaled_ = true;
-    }
-
     detail::shape_of<T> shape_;
-    bool scaled_ = false;  // swx_, cwx_ scaled by 2^-512 (a weighted value beyond 2^512 came)
     detail::elems_of<T, double> swx_, cwx_;
     double sw_ = 0, cw_ = 0;
     std::uint64_t n_ = 0;

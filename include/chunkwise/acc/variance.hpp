@@ -54,7 +54,9 @@ public:
         ++n_;
         const double n = static_cast<double>(n_);
         for (std::size_t i = 0; i < shape_.size(); ++i) {
-            detail::welford_add(shift_[i], mean_[i], m2_[i], special_[i], static_cast<double>(p[i]), n);
+            const double v = static_cast<double>(p[i]);
+            far_ = far_ || !(std::fabs(v) < far_magnitude);
+            detail::welford_add(shift_[i], mean_[i], m2_[i], v, n);
         }
     }
     /// Adds every row of `rows` (axis 0: one value per row, e.g. the frames of a block of shape
@@ -87,21 +89,22 @@ public:
             chunkwise::detail::acc::row_sums(p, k, m, t0, len, shift, s1, s2);
             for (std::size_t i = 0; i < len; ++i) {
                 const std::size_t j = t0 + i;
-                if (!std::isfinite(s2[i]) || !std::isfinite(shift[i])) [[unlikely]] {
+                // (a value of magnitude 2^1020 or more makes s2 infinite, or is the shift)
+                if (!std::isfinite(s2[i]) || !(std::fabs(shift[i]) < far_magnitude)) [[unlikely]] {
+                    far_ = true;
                     // ±inf, NaN or values far apart in this element: one value at a time.
-                    double bs = 0, bm = 0, b2 = 0, bx = 0;
+                    double bs = 0, bm = 0, b2 = 0;
                     for (std::size_t r = 0; r < k; ++r) {
                         const double x = static_cast<double>(p[r * m + j]);
                         if (r == 0) bs = std::isfinite(x) ? x : 0.0;
-                        detail::welford_add(bs, bm, b2, bx, x, static_cast<double>(r + 1));
+                        detail::welford_add(bs, bm, b2, x, static_cast<double>(r + 1));
                     }
                     if (n_ == 0) {
                         shift_[j] = bs;
                         mean_[j] = bm;
                         m2_[j] = b2;
-                        special_[j] = bx;
                     } else {
-                        detail::chan_merge(shift_[j], mean_[j], m2_[j], special_[j], na, bs, bm, b2, bx, kk);
+                        detail::chan_merge(shift_[j], mean_[j], m2_[j], na, bs, bm, b2, kk);
                     }
                     continue;
                 }
@@ -118,7 +121,7 @@ public:
                         mean_[j] += d * (kk / n);
                         m2_[j] += m2b + d * d * (na * kk / n);
                     } else {
-                        detail::chan_merge(shift_[j], mean_[j], m2_[j], special_[j], na, shift[i], mb, m2b, 0.0, kk);
+                        detail::chan_merge(shift_[j], mean_[j], m2_[j], na, shift[i], mb, m2b, kk);
                     }
                 }
             }
@@ -134,14 +137,23 @@ public:
             shift_ = o.shift_;
             mean_ = o.mean_;
             m2_ = o.m2_;
-            special_ = o.special_;
+            far_ = o.far_;
             return;
         }
-        const double na = static_cast<double>(n_), nb = static_cast<double>(o.n_);
-        for (std::size_t i = 0; i < shape_.size(); ++i) {
-            // The other's mean in this state's frame (its shift moved to ours).
-            detail::chan_merge(shift_[i], mean_[i], m2_[i], special_[i], na, o.shift_[i], o.mean_[i], o.m2_[i],
-                               o.special_[i], nb);
+        const double na = static_cast<double>(n_), nb = static_cast<double>(o.n_), n = na + nb;
+        if (!(far_ || o.far_)) [[likely]] {
+            // Every value below 2^1020 in magnitude: no difference of shifts or means overflows.
+            for (std::size_t i = 0; i < shape_.size(); ++i) {
+                // The other's mean in this state's frame (its shift moved to ours).
+                const double d = (o.shift_[i] - shift_[i]) + o.mean_[i] - mean_[i];
+                mean_[i] += d * (nb / n);
+                m2_[i] += o.m2_[i] + d * d * (na * nb / n);
+            }
+        } else {
+            for (std::size_t i = 0; i < shape_.size(); ++i) {
+                detail::chan_merge(shift_[i], mean_[i], m2_[i], na, o.shift_[i], o.mean_[i], o.m2_[i], nb);
+            }
+            far_ = true;
         }
         n_ += o.n_;
     }
@@ -151,21 +163,20 @@ public:
     [[nodiscard]] T mean() const {
         return make([&](std::size_t i) {
             if (n_ == 0) return std::numeric_limits<double>::quiet_NaN();
-            return special_[i] != 0 ? special_[i] : shift_[i] + mean_[i];
+            return shift_[i] + mean_[i];  // a marked element: 0 + the sum of its non-finite values
         });
     }
     /// The variance: the sum of squared deviations over (count - ddof); NaN where count <= ddof.
     [[nodiscard]] T var(unsigned ddof = 0) const {
         return make([&](std::size_t i) {
-            return n_ > ddof && special_[i] == 0 ? m2_[i] / static_cast<double>(n_ - ddof)
-                                                 : std::numeric_limits<double>::quiet_NaN();
+            return n_ > ddof ? m2_[i] / static_cast<double>(n_ - ddof) : std::numeric_limits<double>::quiet_NaN();
         });
     }
     /// The standard deviation: sqrt(var(ddof)).
     [[nodiscard]] T std(unsigned ddof = 0) const {
         return make([&](std::size_t i) {
-            return n_ > ddof && special_[i] == 0 ? std::sqrt(m2_[i] / static_cast<double>(n_ - ddof))
-                                                 : std::numeric_limits<double>::quiet_NaN();
+            return n_ > ddof ? std::sqrt(m2_[i] / static_cast<double>(n_ - ddof))
+                             : std::numeric_limits<double>::quiet_NaN();
         });
     }
 
@@ -182,7 +193,6 @@ public:
         w.put_all(shift_);
         w.put_all(mean_);
         w.put_all(m2_);
-        w.put_all(special_);
     }
     /// The state saved in `in`. \throws chunkwise::detail::codec_error if it is not one
     static variance load_bytes(std::string_view in) {
@@ -194,25 +204,26 @@ public:
         r.get_into(x.shift_);
         r.get_into(x.mean_);
         r.get_into(x.m2_);
-        if (r.at_end()) {  // saved before non-finite values were kept apart
-            x.special_.assign(x.mean_.size(), 0.0);
-        } else {
-            r.get_into(x.special_);
-        }
         if (x.shape_.fixed() && (x.mean_.size() != x.shape_.size() || x.m2_.size() != x.mean_.size() ||
-                                 x.shift_.size() != x.mean_.size() || x.special_.size() != x.mean_.size())) {
+                                 x.shift_.size() != x.mean_.size())) {
             throw chunkwise::detail::codec_error("[chunkwise.acc] acc::variance: state of the wrong size");
+        }
+        for (std::size_t i = 0; i < x.mean_.size(); ++i) {
+            x.far_ = x.far_ || !(std::fabs(x.shift_[i]) < far_magnitude) || !(std::fabs(x.mean_[i]) < far_magnitude) ||
+                     std::isnan(x.m2_[i]);
         }
         r.done();
         return x;
     }
 
 private:
+    /// Values from this magnitude on (and ±inf, NaN) make merges check each difference of means.
+    static constexpr double far_magnitude = 0x1p1020;
+
     void size_state() {
         shift_.assign(shape_.size(), 0.0);
         mean_.assign(shape_.size(), 0.0);
         m2_.assign(shape_.size(), 0.0);
-        special_.assign(shape_.size(), 0.0);
     }
     template <class F>
     T make(F&& at) const {
@@ -222,9 +233,11 @@ private:
     }
 
     detail::shape_of<T> shape_;
+    bool far_ = false;  // a value of 2^1020 or more, ±inf or NaN was added: merges check each element
     std::uint64_t n_ = 0;
-    detail::elems_of<T, double> shift_, mean_, m2_;  // mean_: of (x - shift_)
-    detail::elems_of<T, double> special_;            // the IEEE sum of the non-finite values (0: none)
+    // mean_: of (x - shift_); an element that received ±inf or NaN: shift_ 0, mean_ the sum of
+    // those, m2_ NaN (detail/core/sums.hpp)
+    detail::elems_of<T, double> shift_, mean_, m2_;
 };
 
 }  // namespace chunkwise::acc

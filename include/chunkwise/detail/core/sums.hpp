@@ -1,9 +1,9 @@
 #pragma once
 // Internal: the arithmetic of the moments of <chunkwise/accumulate.hpp> (acc/moments.hpp,
-// acc/variance.hpp): compensated sums (Neumaier), exact sums (Shewchuk's partials, as math.fsum),
-// what keeps them in range past 2^512, Welford's update and Chan's merge of one element, kept
-// right at the edges of double (±inf and NaN apart, deviations beyond DBL_MAX taken from 0 in
-// halves), and a contiguous view of the rows add_rows reads.
+// acc/variance.hpp): compensated sums (Neumaier), exact sums (Shewchuk's partials, as math.fsum,
+// kept exact past 2^512), Welford's update and Chan's merge of one element, kept
+// right at the edges of double (±inf and NaN marked, deviations beyond DBL_MAX taken from 0 in
+// halves) at no cost to ordinary values, and a contiguous view of the rows add_rows reads.
 #include <cmath>
 #include <cstddef>
 #include <iterator>
@@ -12,29 +12,26 @@
 
 namespace chunkwise::detail::acc {
 
-/// s + c, compensated (Neumaier): adds x to the running sum s with its error in c.
-/// Once the sum is ±inf or NaN (an infinite value, or an overflow) it is the value: the
-/// compensation stays as it was (s + c is then s, as IEEE arithmetic gives).
+/// s + c, compensated (Neumaier): adds x to the running sum s with its error in c. Once s is
+/// ±inf or NaN (an infinite value came) it stays so, whatever c holds: read the sum with
+/// compensated_value.
 inline void neumaier(double& s, double& c, double x) noexcept {
     const double t = s + x;
-    if (std::isfinite(t)) [[likely]] {
-        if (std::fabs(s) >= std::fabs(x)) {
-            c += (s - t) + x;
-        } else {
-            c += (x - t) + s;
-        }
+    if (std::fabs(s) >= std::fabs(x)) {
+        c += (s - t) + x;
+    } else {
+        c += (x - t) + s;
     }
     s = t;
 }
 
+/// The value of a compensated sum (s, c): s + c, or s itself once it is ±inf or NaN (as IEEE
+/// arithmetic gives: {inf, 1} is inf, never the NaN of inf + its compensation).
+inline double compensated_value(double s, double c) noexcept { return std::isfinite(s) ? s + c : s; }
+
 /// Values at or above this magnitude go to an exact sum's scaled partials (multiplied by
 /// 1 / big_magnitude: exact, and no sum of them can overflow).
 inline constexpr double big_magnitude = 0x1p512;
-
-/// What a compensated sum (acc::sum, acc::mean) keeps once it has seen a value of 2^512 or more:
-/// every element scaled by 2^-512, so that no running sum of doubles overflows (1e308 + 1e308 -
-/// 1e308 is 1e308). Values below 2^-510 then lose bits; sums of ordinary values keep theirs.
-inline constexpr double far_scale = 0x1p-512;
 
 /// Adds x to the partials of an exact sum (Shewchuk's algorithm, as Python's math.fsum).
 inline void exact_add(std::vector<double>& partials, double x) {
@@ -85,55 +82,96 @@ inline double exact_value(const std::vector<double>& small, const std::vector<do
     return exact_value(all);
 }
 
-/// One element of a variance: adds x, the n-th value (n counts it). The state is the shift (a
-/// value the others are measured from), the mean of the deviations from it, their sum of squared
-/// deviations, and the IEEE sum of the values that were not finite (0 while there are none:
-/// then the mean is that sum and the variance NaN, whatever the rest holds).
-inline void welford_add(double& shift, double& mean, double& m2, double& special, double x, double n) noexcept {
-    if (!std::isfinite(x)) [[unlikely]] {
-        special += x;
+#if defined(__GNUC__)
+#define CHUNKWISE_COLD [[gnu::cold, gnu::noinline]]
+#else
+#define CHUNKWISE_COLD
+#endif
+
+/// welford_add where the deviation d is not finite: x is ±inf or NaN, the element is marked, or x
+/// lies more than DBL_MAX from the shift or the mean.
+CHUNKWISE_COLD inline void welford_add_far(double& shift, double& mean, double& m2, double x, double n) noexcept {
+    if (std::isnan(m2)) {  // already marked: only non-finite values count
+        if (!std::isfinite(x)) mean += x;
         return;
     }
+    if (!std::isfinite(x)) {  // the first non-finite value: mark the element
+        shift = 0;
+        mean = x;
+        m2 = std::numeric_limits<double>::quiet_NaN();
+        return;
+    }
+    // Measured from 0, in halves where even that is too far.
     double v = x - shift;
-    double d = v - mean;
+    if (!std::isfinite(v)) {
+        mean += shift;  // the running mean itself: finite
+        shift = 0;
+        v = x;
+    }
+    const double d = v - mean;
+    if (std::isfinite(d)) {
+        mean += d / n;
+        m2 += d * (v - mean);
+        return;
+    }
+    const double h = v * 0.5 - mean * 0.5;  // d / 2
+    mean += h / (n * 0.5);
+    m2 += 2.0 * (h * (v - mean));  // beyond DBL_MAX: inf
+}
+
+/// One element of a variance: adds x, the n-th value (n counts it). The state is the shift (a
+/// value the others are measured from), the mean of the deviations from it, and their sum of
+/// squared deviations m2. An element that received ±inf or NaN keeps the IEEE sum of those in
+/// `mean` with shift 0 and m2 NaN (the mark: m2 of finite values is never NaN): its mean is then
+/// that sum and its variance NaN, as numpy's.
+inline void welford_add(double& shift, double& mean, double& m2, double x, double n) noexcept {
+    const double v = x - shift;
+    const double d = v - mean;
     if (!std::isfinite(d)) [[unlikely]] {
-        // x far from the shift or the mean (more than DBL_MAX apart): measured from 0, in halves.
-        if (!std::isfinite(v)) {
-            mean += shift;  // the running mean itself: finite
-            shift = 0;
-            v = x;
-        }
-        d = v - mean;
-        if (!std::isfinite(d)) {
-            const double h = v * 0.5 - mean * 0.5;  // d / 2
-            mean += h / (n * 0.5);
-            m2 += 2.0 * (h * (v - mean));  // beyond DBL_MAX: inf
-            return;
-        }
+        welford_add_far(shift, mean, m2, x, n);
+        return;
     }
     mean += d / n;
     m2 += d * (v - mean);
 }
 
-/// One element of a variance: merges another state of nb values into this one of na (na > 0).
-inline void chan_merge(double& shift, double& mean, double& m2, double& special, double na, double oshift, double omean,
-                       double om2, double ospecial, double nb) noexcept {
-    special += ospecial;
+/// One element of a variance's state, by value.
+struct moment_state {
+    double shift, mean, m2;
+};
+
+/// chan_merge where the difference of the means is not finite: a marked state, or means more
+/// than DBL_MAX apart. By value, so that the common path keeps its states in registers.
+inline moment_state chan_merge_far(moment_state a, double na, moment_state b, double nb) noexcept {
+    constexpr double nan = std::numeric_limits<double>::quiet_NaN();
+    if (std::isnan(a.m2) || std::isnan(b.m2)) {  // a marked state: the sum of both states' non-finite values
+        return {0.0, (std::isnan(a.m2) ? a.mean : 0.0) + (std::isnan(b.m2) ? b.mean : 0.0), nan};
+    }
+    // Both means as values, measured from 0.
+    const double n = na + nb;
+    const double ma = a.shift + a.mean, mb = b.shift + b.mean;
+    const double dd = 2.0 * (mb * 0.5 - ma * 0.5);
+    return {0.0, ma * (na / n) + mb * (nb / n),
+            a.m2 + b.m2 + (std::isfinite(dd) ? dd * dd * (na * nb / n) : std::numeric_limits<double>::infinity())};
+}
+
+/// One element of a variance: merges another state of nb values into this one of na (both > 0).
+inline void chan_merge(double& shift, double& mean, double& m2, double na, double oshift, double omean, double om2,
+                       double nb) noexcept {
     const double n = na + nb;
     const double d = (oshift - shift) + omean - mean;
-    if (std::isfinite(d)) [[likely]] {
-        mean += d * (nb / n);
-        m2 += om2 + d * d * (na * nb / n);
+    if (!std::isfinite(d)) [[unlikely]] {
+        const moment_state r = chan_merge_far({shift, mean, m2}, na, {oshift, omean, om2}, nb);
+        shift = r.shift;
+        mean = r.mean;
+        m2 = r.m2;
         return;
     }
-    if (special != 0) return;  // a non-finite value decides both
-    // Shifts or means more than DBL_MAX apart: both means as values, measured from 0.
-    const double ma = shift + mean, mb = oshift + omean;
-    shift = 0;
-    mean = ma * (na / n) + mb * (nb / n);
-    const double dd = 2.0 * (mb * 0.5 - ma * 0.5);
-    m2 += om2 + (std::isfinite(dd) ? dd * dd * (na * nb / n) : std::numeric_limits<double>::infinity());
+    mean += d * (nb / n);
+    m2 += om2 + d * d * (na * nb / n);
 }
+
+#undef CHUNKWISE_COLD
 
 /// A contiguous pointer to the values of `rows` (row-major, in order): the array's own storage
 /// where its elements lie there in row-major order (an xtensor array, or a view of whole rows:
