@@ -14,6 +14,7 @@
 //   chunkwise      map_blocks over h5::partition(ds, block_bytes{4 MiB}) read into reused buffers
 //                  at each thread count: x of decode alone, and the speedup over 1 thread
 #include "../common/cli.hpp"
+#include "../common/io.hpp"
 #include "read.hpp"
 
 #include <chunkwise/bench/machine.hpp>
@@ -45,44 +46,27 @@ inline int cmd_codecs(int argc, char** argv) {
 
     const bench_read::stored_chunks raw = bench_read::load_stored(file, path);
     chunkwise::h5::dataset ds(file, path);
-    const auto& st = chunkwise::h5::detail::dataset_access::state(ds);
     const auto blocks = chunkwise::h5::partition(ds, chunkwise::h5::block_bytes{block});
     std::size_t stored = 0;
     for (const auto& b : raw.bytes) stored += b.size();
 
-    // The filters' own decoders, chunk by chunk from memory.
-    std::vector<unsigned char> out_a(raw.chunk_bytes + raw.chunk_bytes / 8 + 65536), out_b(out_a.size());
-    const auto decode_all = [&](bool plugins) {
+    // The filters' own decoders, chunk by chunk from memory (the dataset's pipeline, as reads run it).
+    std::vector<unsigned char> out(raw.chunk_bytes);
+    const auto decode_all = [&] {
         for (std::size_t k = 0; k < raw.bytes.size(); ++k) {
-            const unsigned char* in = raw.bytes[k].data();
-            std::size_t size = raw.bytes[k].size();
-            std::vector<unsigned char>* dst = &out_a;
-            for (std::size_t i = st.filters.size(); i-- > 0;) {
-                if (i < 32 && (raw.masks[k] & (1u << i)) != 0) continue;
-                const auto& f = st.filters[i];
-                const H5Z_func_t fn = plugins ? chunkwise::h5::detail::worker_plugin(f.id) : nullptr;
-                if (fn != nullptr) {
-                    size = chunkwise::h5::detail::plugin_decode(fn, f.cd, in, size, dst->data(), dst->size());
-                } else if (f.decoder != nullptr && f.decoder->trim != nullptr) {
-                    size = f.decoder->trim(f.cd, in, size);
-                    continue;
-                } else if (f.decoder != nullptr) {
-                    size = f.decoder->decode(f.cd, in, size, dst->data(), dst->size());
-                } else {
-                    throw std::runtime_error("no decoder for filter " + f.name);
-                }
-                in = dst->data();
-                dst = dst == &out_a ? &out_b : &out_a;
-            }
-            if (size != raw.chunk_bytes) throw std::runtime_error("a chunk decodes to another size");
+            if (chunkwise::h5::decode_chunk(ds, raw.bytes[k], raw.masks[k], out) != raw.chunk_bytes)
+                throw std::runtime_error("a chunk decodes to another size");
         }
     };
+    const std::vector<std::size_t> shape = ds.shape(), chunk = ds.chunk_shape().value_or(shape);
+    std::size_t row_elements = 1;
+    for (std::size_t d = 1; d < shape.size(); ++d) row_elements *= shape[d];
     std::vector<std::unique_ptr<chunkwise::thread_policy>> pools;
     for (std::size_t n : threads) pools.push_back(std::make_unique<chunkwise::thread_policy>(n));
     const auto pass = [&](chunkwise::thread_policy& pool) {
         (void)chunkwise::gather(pool, chunkwise::map_blocks(pool, blocks, [&](const chunkwise::block& b) {
                                     thread_local std::vector<float> buf;
-                                    buf.resize(b.size() * st.row_elements);
+                                    buf.resize(b.size() * row_elements);
                                     ds.read_into(b, std::span<float>(buf));
                                     return buf[0];
                                 }));
@@ -92,11 +76,11 @@ inline int cmd_codecs(int argc, char** argv) {
         const hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
         const hid_t d = H5Dopen2(f, path.c_str(), H5P_DEFAULT);
         const hid_t fs = H5Dget_space(d);
-        std::vector<hsize_t> dims(st.dims.begin(), st.dims.end()), start(dims.size(), 0), count = dims;
-        std::vector<float> buf(st.chunk[0] * st.row_elements);
-        for (hsize_t r = 0; r < dims[0]; r += st.chunk[0]) {
+        std::vector<hsize_t> dims(shape.begin(), shape.end()), start(dims.size(), 0), count = dims;
+        std::vector<float> buf(chunk[0] * row_elements);
+        for (hsize_t r = 0; r < dims[0]; r += chunk[0]) {
             start[0] = r;
-            count[0] = std::min<hsize_t>(st.chunk[0], dims[0] - r);
+            count[0] = std::min<hsize_t>(chunk[0], dims[0] - r);
             H5Sselect_hyperslab(fs, H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr);
             const hid_t ms = H5Screate_simple(static_cast<int>(count.size()), count.data(), nullptr);
             const herr_t rc = H5Dread(d, H5T_NATIVE_FLOAT, ms, fs, H5P_DEFAULT, buf.data());
@@ -110,10 +94,12 @@ inline int cmd_codecs(int argc, char** argv) {
     bool have_plugin = false;
     {
         chunkwise::h5::library_lock lock;
-        for (const auto& f : st.filters) have_plugin = have_plugin || H5Zfilter_avail(f.id) > 0;
+        for (const chunkwise::h5::filter_info& f : chunkwise::h5::known_filters()) {
+            for (const std::string& name : ds.filters()) have_plugin = have_plugin || (name == f.name && H5Zfilter_avail(f.id) > 0);
+        }
     }
     bench_read::round_robin rounds;
-    const std::size_t i_alone = rounds.add([&] { decode_all(false); });
+    const std::size_t i_alone = rounds.add(decode_all);
     std::vector<std::size_t> i_cw;
     for (std::size_t k = 0; k < threads.size(); ++k) i_cw.push_back(rounds.add([&, k] { pass(*pools[k]); }));
     const std::size_t i_c = have_plugin ? rounds.add(c_loop) : 0;
@@ -122,10 +108,10 @@ inline int cmd_codecs(int argc, char** argv) {
     const std::size_t k1 = static_cast<std::size_t>(std::find(threads.begin(), threads.end(), 1) - threads.begin());
 
     std::string filters;
-    for (const auto& f : st.filters) filters += (filters.empty() ? "" : " + ") + f.name;
+    for (const std::string& f : ds.filters()) filters += (filters.empty() ? "" : " + ") + f;
     std::printf("# %s:%s: %s float32, chunks %s, %s; %.1f MiB stored of %.1f MiB; best of %zu, page cache warm\n",
-                file.c_str(), path.c_str(), chunkwise::h5::detail::shape_text(st.dims).c_str(),
-                chunkwise::h5::detail::shape_text(st.chunk).c_str(), filters.c_str(), static_cast<double>(stored) / (1 << 20),
+                file.c_str(), path.c_str(), bench_io::shape_text(ds.shape()).c_str(),
+                bench_io::shape_text(ds.chunk_shape().value_or(std::vector<std::size_t>{})).c_str(), filters.c_str(), static_cast<double>(stored) / (1 << 20),
                 static_cast<double>(raw.chunk_bytes * raw.bytes.size()) / (1 << 20), repeats);
     std::printf("# CPU: %s\n", chunkwise::bench::machine_info::here().text().c_str());
     std::printf("decoded in the worker: %s\n", ds.decodes_in_worker<float>() ? "yes" : "no (H5Dread under the lock)");

@@ -14,6 +14,7 @@
 // held share implies at 16, 64 and 1024 workers, and the speedup over 1 thread; beside it the
 // pread floor of the same blocks (floor.hpp), at each thread count.
 #include "../common/cli.hpp"
+#include "../common/io.hpp"
 #include "floor.hpp"
 
 #include <chunkwise/bench/machine.hpp>
@@ -87,24 +88,24 @@ inline int cmd_first_read(int argc, char** argv) {
         for (std::size_t r = 0; r < repeats; ++r) {
             first_pass p;
             {  // the first block after a fresh open
-                auto t0 = chunkwise::detail::clock::now();
+                auto t0 = chunkwise::clock::now();
                 chunkwise::h5::dataset ds(file, path);
-                p.open = chunkwise::detail::seconds_since(t0);
+                p.open = chunkwise::seconds_since(t0);
                 const auto blocks = chunkwise::h5::partition(ds, chunkwise::h5::block_bytes{block});
                 chunkwise::h5::read_buffer<float> buf;
-                t0 = chunkwise::detail::clock::now();
+                t0 = chunkwise::clock::now();
                 (void)ds.read<float, 2>(blocks.front(), buf);
-                p.first_block = chunkwise::detail::seconds_since(t0);
+                p.first_block = chunkwise::seconds_since(t0);
             }
             {  // a whole pass after another fresh open
                 chunkwise::h5::dataset ds(file, path);
                 const auto blocks = chunkwise::h5::partition(ds, chunkwise::h5::block_bytes{block});
-                const auto t0 = chunkwise::detail::clock::now();
+                const auto t0 = chunkwise::clock::now();
                 auto partial = chunkwise::map_blocks(pool, blocks, [&](const chunkwise::block& bl) {
                     thread_local chunkwise::h5::read_buffer<float> buf;
                     return ds.read<float, 2>(bl, buf)(0, 0);
                 });
-                p.pass = chunkwise::detail::seconds_since(t0);
+                p.pass = chunkwise::seconds_since(t0);
                 const auto sum = chunkwise::summarize(partial.stats());
                 p.read = sum.total_read;
                 p.held = sum.total_lock_held;
@@ -131,19 +132,19 @@ inline int cmd_first_read(int argc, char** argv) {
             floor.prepare(n);
             double b = 1e300;
             for (std::size_t r = 0; r <= repeats; ++r) {
-                const auto t0 = chunkwise::detail::clock::now();
+                const auto t0 = chunkwise::clock::now();
                 floor.pass(n);
-                if (r > 0) b = std::min(b, chunkwise::detail::seconds_since(t0));
+                if (r > 0) b = std::min(b, chunkwise::seconds_since(t0));
             }
             floor_seconds.push_back(b);
         }
     }
-    std::string text = chunkwise::h5::detail::shape_text(ds.shape()) + " " + ds.type_name();
+    std::string text = bench_io::shape_text(ds.shape()) + " " + ds.type_name();
     std::size_t chunks = 0;
     if (const auto c = ds.chunk_shape()) {
         chunks = 1;
         for (std::size_t d = 0; d < c->size(); ++d) chunks *= (ds.shape()[d] + (*c)[d] - 1) / (*c)[d];
-        text += ", chunks " + chunkwise::h5::detail::shape_text(*c) + " (" + std::to_string(chunks) + ")";
+        text += ", chunks " + bench_io::shape_text(*c) + " (" + std::to_string(chunks) + ")";
     }
     for (const auto& f : ds.filters()) text += " + " + f;
     std::printf("# %s:%s: %s; first read after a fresh open, best of %zu, page cache warm\n", file.c_str(),
@@ -162,12 +163,7 @@ inline int cmd_first_read(int argc, char** argv) {
             p.pass / floor_seconds[k], floor_seconds[k], floor_seconds[k1] / floor_seconds[k], p.held, 100 * f, p.read,
             p.wait, bound(16), bound(64), bound(1024));
     }
-    const auto& st = chunkwise::h5::detail::dataset_access::state(ds);
-    std::printf("chunk locations: %s\n",
-                !ds.decodes_in_worker<float>() ? "none: H5Dread reads under the library lock"
-                : st.index.usable()            ? "the file's chunk index, walked by each reader without a lock"
-                : st.probing                   ? "the probe driver, one lookup per chunk under the library lock"
-                                               : "HDF5's listing of every chunk, once, under the library lock");
+    std::printf("chunk locations: %s\n", chunkwise::h5::describe(chunkwise::h5::chunk_locations(ds)).c_str());
     return 0;
 }
 

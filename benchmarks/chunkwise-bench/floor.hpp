@@ -8,8 +8,9 @@
 // (Chunk addresses come from H5Dget_chunk_info_by_coord, which leaves out a user block in the
 // HDF5 releases before 2024: the floor is for files without one, as chunkwise-bench writes them.)
 #include <chunkwise/chunkwise.hpp>
-#include <chunkwise/detail/core/posix_io.hpp>
 #include <chunkwise/hdf5.hpp>
+
+#include "../common/io.hpp"
 
 #include <hdf5.h>
 
@@ -98,8 +99,6 @@ public:
         for (std::size_t k = 1; k < dims.size(); ++k) row_bytes *= static_cast<std::size_t>(dims[k]);
         const hid_t dcpl = H5Dget_create_plist(d);
         if (H5Pget_layout(dcpl) == H5D_CHUNKED) {
-            std::vector<hsize_t> chunk(dims.size()), at(dims.size(), 0);
-            H5Pget_chunk(dcpl, rank, chunk.data());
             std::vector<std::size_t> fill(blocks.size(), 0);
             std::size_t b = 0;
             const auto add = [&](std::size_t row, std::uint64_t addr, std::size_t size) {
@@ -107,39 +106,11 @@ public:
                 blocks_[b].push_back(piece{addr, size, fill[b]});
                 fill[b] += size;
             };
-            // Every chunk in row-major order: from the file's own chunk index where it has one
-            // chunkwise can walk (set-up, not timed: HDF5 1.10's lookups by coordinate walk the
-            // whole index each), else one HDF5 lookup each.
-            chunkwise::h5::dataset ds(file, path);
-            const auto index = chunkwise::h5::detail::find_btree_index(chunkwise::h5::detail::dataset_access::state(ds));
-            std::vector<std::uint64_t> from(dims.size(), 0), to(dims.size());
-            for (std::size_t k = 0; k < dims.size(); ++k) to[k] = dims[k] == 0 ? 0 : (dims[k] - 1) / chunk[k];
-            bool walked = false;
-            if (index.usable()) {
-                chunkwise::h5::detail::btree_walk walk(index, from.data(), to.data());
-                walked = walk.run([&](const std::uint64_t* c, std::uint64_t addr, std::uint32_t size, std::uint32_t) {
-                    add(static_cast<std::size_t>(c[0] * chunk[0]), addr, size);
-                    return true;
-                });
-            }
-            if (!walked) {
-                for (auto& x : blocks_) x.clear();
-                std::fill(fill.begin(), fill.end(), 0);
-                b = 0;
-                bool more = !dims.empty() && dims[0] > 0;
-                while (more) {
-                    unsigned mask = 0;
-                    haddr_t addr = HADDR_UNDEF;
-                    hsize_t size = 0;
-                    if (H5Dget_chunk_info_by_coord(d, at.data(), &mask, &addr, &size) >= 0 && addr != HADDR_UNDEF)
-                        add(static_cast<std::size_t>(at[0]), addr, static_cast<std::size_t>(size));
-                    for (std::size_t k = dims.size(); k-- > 0;) {
-                        at[k] += chunk[k];
-                        if (at[k] < dims[k]) break;
-                        at[k] = 0;
-                        if (k == 0) more = false;
-                    }
-                }
+            // Every chunk in row-major order, as chunkwise lists them (h5::stored_chunks: the file's
+            // own chunk index where chunkwise walks it, in time linear in the chunks; set-up, not
+            // timed).
+            for (const chunkwise::h5::stored_chunk& c : chunkwise::h5::stored_chunks(chunkwise::h5::dataset(file, path))) {
+                add(c.offset[0], c.address, static_cast<std::size_t>(c.size));
             }
             for (std::size_t k = 0; k < blocks.size(); ++k) buffer_bytes_ = std::max(buffer_bytes_, fill[k]);
         } else {
@@ -199,7 +170,7 @@ public:
             char* buf = buffers_[t].data();
             for (std::size_t b = n * t / threads; b < n * (t + 1) / threads; ++b) {
                 for (const piece& p : blocks_[b]) {
-                    if (!chunkwise::detail::posix::pread_all(fd_, buf + p.dst, p.size, p.offset)) failed[t] = 1;
+                    if (!bench_io::pread_all(fd_, buf + p.dst, p.size, p.offset)) failed[t] = 1;
                 }
             }
         });

@@ -80,7 +80,7 @@ inline void make_frame(std::size_t f, std::size_t atoms, float* out) {
     }
 }
 
-namespace detail {
+namespace h5md_io {
 
 namespace h5 = chunkwise::h5;
 
@@ -186,7 +186,7 @@ inline void write_metadata(const std::filesystem::path& file, std::size_t atoms,
     check(H5Fclose(f), "closing the file");
 }
 
-}  // namespace detail
+}  // namespace h5md_io
 
 /// Writes the trajectory into `out` (replacing it) with `threads` workers; returns its chunk
 /// shape (empty: contiguous).
@@ -234,11 +234,11 @@ inline std::vector<std::size_t> generate(const std::filesystem::path& out, const
             const herr_t rc = H5Dwrite(d, H5T_NATIVE_FLOAT, ms, fs, H5P_DEFAULT, v.data());
             H5Sclose(ms);
             H5Sclose(fs);
-            detail::check(rc, "writing frames");
+            h5md_io::check(rc, "writing frames");
         });
         h5::library_lock lock;
-        detail::check(H5Dclose(d), "closing the positions");
-        detail::check(H5Fclose(f), "closing the file");
+        h5md_io::check(H5Dclose(d), "closing the positions");
+        h5md_io::check(H5Fclose(f), "closing the file");
     } else {
         h5::write_options opt;
         opt.chunk = layout == "auto" ? h5py_auto_chunk(shape, 4) : std::vector<std::size_t>{1, atoms, 3};
@@ -257,7 +257,7 @@ inline std::vector<std::size_t> generate(const std::filesystem::path& out, const
         });
         writer.close();
     }
-    detail::write_metadata(out, atoms, frames);
+    h5md_io::write_metadata(out, atoms, frames);
     return chunk;
 }
 

@@ -120,7 +120,7 @@ int cmd_generate(int argc, char** argv) {
     const std::size_t atoms = a.count("atoms", 111815, 1), frames = a.count("frames", 800, 1);
     const fs::path out = a.required("out");
     const std::size_t threads = a.count("threads", chunkwise::thread_policy::default_workers(), 1);
-    const auto t0 = chunkwise::detail::clock::now();
+    const auto t0 = chunkwise::clock::now();
     const auto chunk = bench_h5md::generate(out, layout, atoms, frames, threads);
     std::string c = chunk.empty() ? "contiguous" : "chunks (";
     for (std::size_t d = 0; d < chunk.size(); ++d) c += (d ? ", " : "") + std::to_string(chunk[d]);
@@ -130,7 +130,7 @@ int cmd_generate(int argc, char** argv) {
                 layout == "gzip1"     ? " + gzip 1"
                 : layout == "shgzip1" ? " + shuffle + gzip 1"
                                       : "",
-                chunkwise::detail::seconds_since(t0));
+                chunkwise::seconds_since(t0));
     return 0;
 }
 
@@ -208,13 +208,13 @@ struct synthetic_workload {
         const double k = static_cast<double>(threads);
         const double aggregate = shared_bandwidth > 0 ? std::min(shared_bandwidth, k * worker_bandwidth) : k * worker_bandwidth;
         const double piece = 0.05 * aggregate / k;  // about 50 ms
-        const auto t0 = chunkwise::detail::clock::now();
+        const auto t0 = chunkwise::clock::now();
         std::vector<std::thread> readers;
         for (std::size_t i = 0; i < threads; ++i) {
             readers.emplace_back([&] { pause(read_time(piece, static_cast<double>(threads))); });
         }
         for (auto& t : readers) t.join();
-        return piece * static_cast<double>(threads) / chunkwise::detail::seconds_since(t0);
+        return piece * static_cast<double>(threads) / chunkwise::seconds_since(t0);
     }
 
     template <class Policy>
@@ -251,73 +251,32 @@ void after_run(const Workload& w, std::size_t workers) {
     if constexpr (requires { w.after(workers); }) w.after(workers);
 }
 
-/// Threads in this process: strong_scaling over the thread counts; `combine` receives each
-/// repeat's gathered results.
+/// strong_scaling over the thread counts, in this process or (under MPI) on every rank of this
+/// launch, each with a pool of that many threads; `combine` receives each repeat's gathered
+/// results (on the root under MPI).
 template <class Workload, class Combine>
-bench::scaling_report run_threads(const std::string& name, const Workload& w, const run_settings& s,
-                                  Combine&& combine) {
+bench::scaling_report run_counts(const std::string& name, const Workload& w, const run_settings& s, bool ranks,
+                                 Combine&& combine) {
     bench::scaling_options opt;
     opt.workload = name;
     opt.workers = s.threads;
     opt.repeats = s.repeats;
     opt.warmup = s.warmup;
-    return bench::strong_scaling(opt, [&](chunkwise::thread_policy& pool) {
-        auto partial = w.run(pool);
-        combine(chunkwise::gather(pool, std::move(partial)));
-        after_run(w, pool.workers());
+    auto once = [&](auto& policy) {
+        auto partial = w.run(policy);
+        combine(chunkwise::gather(policy, std::move(partial)));
+        after_run(w, policy.workers());
         return partial.stats();
-    });
+    };
+    if (ranks) {
+#if defined(CHUNKWISE_BENCH_MPI)
+        return bench::strong_scaling(
+            opt, [](std::size_t threads) { return chunkwise::hybrid_policy(boost::mpi::communicator{}, threads); }, once);
+#endif
+    }
+    return bench::strong_scaling(opt, once);
 }
 
-#if defined(CHUNKWISE_BENCH_MPI)
-/// This launch's ranks, at each thread count per rank: one point each, on the root. Every repeat
-/// starts after a barrier; each rank times itself; the root records every rank's statistics and
-/// time (the critical path, the per-rank breakdown, the straggler).
-template <class Workload, class Combine>
-bench::scaling_report run_ranks(const std::string& name, const Workload& w, const run_settings& s, Combine&& combine) {
-    boost::mpi::communicator world;
-    bench::scaling_report report;
-    report.workload = name;
-    bool hybrid = false;
-    for (std::size_t threads : s.threads) {
-        std::optional<chunkwise::mpi_policy> mpi;
-        std::optional<chunkwise::hybrid_policy> hyb;
-        if (threads == 1) {
-            mpi.emplace(world);
-        } else {
-            hyb.emplace(world, threads);
-            hybrid = true;
-        }
-        bench::scaling_point point;
-        point.ranks = static_cast<std::size_t>(world.size());
-        point.threads = threads;
-        point.workers = point.ranks * threads;
-        auto once = [&](auto& policy, bool timed) {
-            world.barrier();
-            const auto t0 = chunkwise::detail::clock::now();
-            auto partial = w.run(policy);
-            combine(chunkwise::gather(policy, std::move(partial)));
-            after_run(w, policy.workers());
-            const double mine = chunkwise::detail::seconds_since(t0);
-            const auto stats = chunkwise::gather_stats(policy, partial.stats());
-            std::vector<double> times;
-            boost::mpi::gather(world, mine, times, 0);
-            if (timed && world.rank() == 0) point.add_repeat(stats, times);
-        };
-        for (std::size_t k = 0; k < s.warmup + s.repeats; ++k) {
-            if (mpi) {
-                once(*mpi, k >= s.warmup);
-            } else {
-                once(*hyb, k >= s.warmup);
-            }
-        }
-        report.points.push_back(std::move(point));
-    }
-    report.mode = hybrid ? "hybrid" : "mpi";
-    if (world.rank() == 0) report.finish();  // the samples are on the root
-    return report;
-}
-#endif
 
 bool mpi_mode(const bench_cli::args& a) {
     const std::string mode = a.text("mode", launched_by_mpi() ? "mpi" : "threads");
@@ -347,16 +306,11 @@ int run_and_report(const bench_cli::args& a, const std::string& name, const std:
     s.warmup = a.count("warmup", 1, 0);
     const fs::path out = a.required("out");
     bool root = true;
-    bench::scaling_report report;
-    if (mpi_mode(a)) {
+    const bool ranks = mpi_mode(a);
 #if defined(CHUNKWISE_BENCH_MPI)
-        boost::mpi::communicator world;
-        root = world.rank() == 0;
-        report = run_ranks(name, w, s, combine);
+    if (ranks) root = boost::mpi::communicator{}.rank() == 0;
 #endif
-    } else {
-        report = run_threads(name, w, s, combine);
-    }
+    bench::scaling_report report = run_counts(name, w, s, ranks, combine);
     report.input = input;
     report.bytes_read = io.bytes_read;
     report.shared_bandwidth = io.shared_bandwidth;
@@ -412,7 +366,7 @@ int cmd_rmsd(int argc, char** argv) {
     io.shared_bandwidth = probe.bandwidth;
     io.probe = probe.text;
     std::error_code ec;
-    const std::string input = fs::absolute(file, ec).lexically_normal().string() + ":" + h5::detail::normalize_path(path);
+    const std::string input = fs::absolute(file, ec).lexically_normal().string() + ":" + h5::dataset(file, path).path();
     return run_and_report(
         a, name, input, *w, [&](std::vector<std::vector<double>>&& parts) { last = flatten(parts); },
         [&](const fs::path& dir) {

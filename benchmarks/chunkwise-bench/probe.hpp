@@ -2,8 +2,9 @@
 // A short read probe of a file's file system: the aggregate bandwidth several threads get reading
 // disjoint parts of the file with pread (the shared bandwidth B of the scaling model: a file in
 // the page cache gives memory's speed, a file on NFS or Lustre the network's or the servers').
-#include <chunkwise/detail/core/clock.hpp>
-#include <chunkwise/detail/core/posix_io.hpp>
+#include <chunkwise/clock.hpp>
+
+#include "../common/io.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -35,20 +36,20 @@ inline probe_result probe_file(const std::filesystem::path& file, std::size_t th
         return r;
     }
     constexpr std::size_t piece = std::size_t{4} << 20;
-    const auto t0 = chunkwise::detail::clock::now();
+    const auto t0 = chunkwise::clock::now();
     std::vector<std::thread> readers;
     for (std::size_t t = 0; t < threads; ++t) {
         readers.emplace_back([&, t] {
             std::vector<unsigned char> buf(piece);
             const std::uint64_t lo = size * t / threads, hi = size * (t + 1) / threads;
             for (std::uint64_t at = lo; at < hi; at += piece) {
-                (void)chunkwise::detail::posix::pread_full(fd, buf.data(),
-                                                           static_cast<std::size_t>(std::min<std::uint64_t>(piece, hi - at)), at);
+                (void)bench_io::pread_all(fd, buf.data(), static_cast<std::size_t>(std::min<std::uint64_t>(piece, hi - at)),
+                                          at);
             }
         });
     }
     for (auto& t : readers) t.join();
-    const double seconds = chunkwise::detail::seconds_since(t0);
+    const double seconds = chunkwise::seconds_since(t0);
     ::close(fd);
     r.bandwidth = static_cast<double>(size) / seconds;
     r.text = "pread of " + std::to_string(size >> 20) + " MiB of " + file.filename().string() + " by " +

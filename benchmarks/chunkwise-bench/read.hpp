@@ -56,7 +56,7 @@
 namespace bench_read {
 
 /// Seconds since t0.
-inline double since(chunkwise::detail::clock::time_point t0) { return chunkwise::detail::seconds_since(t0); }
+inline double since(chunkwise::clock::time_point t0) { return chunkwise::seconds_since(t0); }
 
 /// Best of `repeats` timed calls of f after one untimed call.
 template <class F>
@@ -64,7 +64,7 @@ double best_of(std::size_t repeats, F&& f) {
     f();
     double best = std::numeric_limits<double>::infinity();
     for (std::size_t k = 0; k < repeats; ++k) {
-        const auto t0 = chunkwise::detail::clock::now();
+        const auto t0 = chunkwise::clock::now();
         f();
         best = std::min(best, since(t0));
     }
@@ -86,7 +86,7 @@ public:
     void run(std::size_t timed) {
         for (std::size_t r = 0; r <= timed; ++r) {
             for (std::size_t i = 0; i < readers_.size(); ++i) {
-                const auto t0 = chunkwise::detail::clock::now();
+                const auto t0 = chunkwise::clock::now();
                 readers_[i]();
                 if (r > 0) best_[i] = std::min(best_[i], since(t0));
             }
@@ -452,13 +452,11 @@ inline int cmd_read(int argc, char** argv) {
                 read_big / floor_big_seconds, read_big / alone[k1], block >> 20,
                 floor_big_seconds / floor_seconds[k1]);
     {
-        const auto& m = chunkwise::h5::detail::map_setting::get();
-        const auto choice = m.choice.load();
-        const char* how = choice == chunkwise::h5::detail::copy_choice::mapped ? "mapped copies" : "pread";
-        if (m.measured_pread_ns.load() > 0) {
+        const chunkwise::h5::copy_method m = chunkwise::h5::large_read_copies();
+        const char* how = m.method == "mapped copies" ? "mapped copies" : "pread";
+        if (m.pread_ms > 0) {
             std::printf("  blocks of %zu MiB or more copied by %s (measured on the first: pread %.3f ms, mapped %.3f ms)\n",
-                        m.min_bytes.load() >> 20, how, static_cast<double>(m.measured_pread_ns.load()) / 1e6,
-                        static_cast<double>(m.measured_mapped_ns.load()) / 1e6);
+                        m.min_bytes >> 20, how, m.pread_ms, m.mapped_ms);
         } else {
             std::printf("  large blocks copied by %s (CHUNKWISE_HDF5_MMAP)\n", how);
         }

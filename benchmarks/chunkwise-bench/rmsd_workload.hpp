@@ -2,6 +2,7 @@
 // The reference workload of chunkwise-bench: RMSD per frame after superposition, over
 // chunk-aligned blocks of about `block_bytes`, each read into the worker's reused buffer (the
 // way docs/hdf5.md teaches).
+#include "../common/io.hpp"
 #include "qcp.hpp"
 
 #include <chunkwise/chunkwise.hpp>
@@ -34,7 +35,7 @@ public:
         const auto shape = ds_.shape();
         if (ds_.rank() != 3 || shape[2] != 3) {
             throw std::invalid_argument(file.string() + ":" + path + " has shape " +
-                                        chunkwise::h5::detail::shape_text(shape) + ", not (frames, atoms, 3)");
+                                        bench_io::shape_text(shape) + ", not (frames, atoms, 3)");
         }
         if (shape[0] == 0 || shape[1] == 0)
             throw std::invalid_argument(file.string() + ":" + path + " holds no frames");

@@ -10,6 +10,7 @@
 // and locked; finally a small threaded read (and under MPI, a collective write and read) there.
 #include <chunkwise/chunkwise.hpp>
 #include <chunkwise/hdf5.hpp>
+#include <chunkwise/hdf5/filters.hpp>
 
 #include <H5PLpublic.h>
 #include <hdf5.h>
@@ -112,23 +113,19 @@ void check_hdf5() {
 // build without its library and no plugin); the others (zfp, sz, ...) are listed as unreadable
 // with where their plugin comes from.
 void check_codecs() {
-    namespace hd = chunkwise::h5::detail;
     const std::string z = zlibVersion();
     if (z != ZLIB_VERSION) {
         note("codecs", "zlib", z, "zlib loaded (" + z + ") is not the one compiled against (" ZLIB_VERSION ")",
              "rebuild against the zlib you run with");
     }
-    for (const hd::known_filter& f : hd::known_filters()) {
-        const hd::codec* c = hd::find_codec(f.id);
-        const bool mine = c != nullptr && c->library != nullptr;
+    for (const chunkwise::h5::filter_info& f : chunkwise::h5::known_filters()) {
         const bool builtin = f.id <= 6;  // deflate, shuffle, fletcher32, szip, nbit, scaleoffset
         const htri_t avail = H5Zfilter_avail(static_cast<H5Z_filter_t>(f.id));
         H5Eclear2(H5E_DEFAULT);
         const bool hdf5 = avail > 0;
         std::string value;
-        if (mine) {
-            const std::string lib = c->library();
-            value = "chunkwise, in the worker (" + (lib.empty() ? std::string("its own code") : lib) + ")";
+        if (f.decoded_here) {
+            value = "chunkwise, in the worker (" + (f.library.empty() ? std::string("its own code") : f.library) + ")";
             if (hdf5) value += builtin ? "; HDF5 too" : "; HDF5 plugin loads too";
         } else if (hdf5) {
             value = builtin ? "HDF5 (built in), under its lock"
@@ -136,13 +133,13 @@ void check_codecs() {
         } else {
             value = "cannot be read here";
         }
-        const std::string name = f.name + std::string(" (") + std::to_string(f.id) + ")";
-        if (!mine && !hdf5 && c != nullptr) {
+        const std::string name = f.name + " (" + std::to_string(f.id) + ")";
+        if (!f.decoded_here && !hdf5 && f.needs_library) {
             note("codecs", name, value,
-                 std::string("files compressed with ") + f.name + " (HDF5 filter " + std::to_string(f.id) +
-                     ") cannot be read: this build has no " + f.name + " library and no plugin loads",
-                 std::string("rebuild chunkwise::hdf5 with its library, or install its plugin (") + f.provider + ")");
-        } else if (!mine && !hdf5) {
+                 "files compressed with " + f.name + " (HDF5 filter " + std::to_string(f.id) +
+                     ") cannot be read: this build has no " + f.missing_library + " library and no plugin loads",
+                 "rebuild chunkwise::hdf5 with " + f.missing_library + ", or install its plugin (" + f.provider + ")");
+        } else if (!f.decoded_here && !hdf5) {
             note("codecs", name, value + ": files compressed with " + f.name + " need its plugin (" + f.provider + ")");
         } else {
             note("codecs", name, value);

@@ -15,6 +15,7 @@
 #include <chunkwise/acc/variance.hpp>
 #include <chunkwise/concatenate.hpp>
 #include <chunkwise/gather.hpp>
+#include <chunkwise/mergeable.hpp>
 #include <chunkwise/partial_results.hpp>
 #include <chunkwise/policy.hpp>
 
@@ -22,15 +23,6 @@
 #include <utility>
 
 namespace chunkwise {
-
-/// A result that combines by merging: a default-constructed A is the identity (merging it changes
-/// nothing), A is copyable, and a.merge(b) adds b's data to a. Every statistic of chunkwise::acc
-/// is one, and so is a user type with those members (to travel between ranks as raw bytes and be
-/// checkpointed, give it also `static std::string type_name()`, `void save_bytes(std::string&)
-/// const` and `static A load_bytes(std::string_view)`; without them it travels through
-/// Boost.Serialization).
-template <class A>
-concept mergeable = std::default_initializable<A> && std::copyable<A> && requires(A& a, const A& b) { a.merge(b); };
 
 namespace detail {
 /// reduce's operation for mergeable results: a.merge(b) (in place in the tree: merge_into).

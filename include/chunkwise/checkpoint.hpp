@@ -8,6 +8,7 @@
 #include <chunkwise/detail/core/value_codec.hpp>
 #include <chunkwise/detail/core/value_kinds.hpp>
 #include <chunkwise/error.hpp>
+#include <chunkwise/mergeable.hpp>
 
 #include <concepts>
 #include <string>
@@ -59,10 +60,10 @@ struct checkpoint_traits<T, std::enable_if_t<detail::value_codec<T>::raw>> {
     }
 };
 
-/// Checkpoint form of a type that writes its own bytes (detail::byte_codable: the statistics of
+/// Checkpoint form of a type that writes its own bytes (byte_codable: the statistics of
 /// <chunkwise/accumulate.hpp>, or your type with type_name, save_bytes and load_bytes).
 template <class T>
-struct checkpoint_traits<T, std::enable_if_t<detail::byte_codable<T> && !detail::value_codec<T>::raw>> {
+struct checkpoint_traits<T, std::enable_if_t<byte_codable<T> && !detail::value_codec<T>::raw>> {
     /// T::type_name().
     static std::string type_name() { return T::type_name(); }
     /// T's save_bytes.

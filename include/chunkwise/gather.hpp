@@ -52,7 +52,7 @@ template <class Policy, class R>
 std::vector<R> gather(Policy& policy, partial_results<R>&& results) {
     static_assert(execution_policy<Policy>,
                   "chunkwise::gather: the first argument must be the execution policy that ran map_blocks");
-    const auto t0 = detail::clock::now();
+    const auto t0 = clock::now();
     if constexpr (distributed_policy<Policy>) {
         std::vector<R> out = detail::policy_access::gather_results(policy, results);
         detail::add_combine_time(results, t0);
@@ -78,7 +78,7 @@ R reduce(Policy& policy, partial_results<R>&& results, Op op) {
     if constexpr (!detail::check_reduce_arguments<Policy, R, Op>()) {
         return R{};  // only the static_assert above is reported
     } else {
-        const auto t0 = detail::clock::now();
+        const auto t0 = clock::now();
         std::optional<R> out;
         if constexpr (distributed_policy<Policy>) {
             out = detail::policy_access::reduce_results(policy, results, op);
@@ -120,13 +120,25 @@ std::vector<run_stats> gather_stats(Policy& policy, const run_stats& stats) {
     }
 }
 
+/// Returns on every rank once every rank of the policy has called it (a barrier); returns at once
+/// for a policy of one process. Collective.
+template <class Policy>
+void synchronize(Policy& policy) {
+    static_assert(execution_policy<Policy>, "chunkwise::synchronize: the argument must be an execution policy");
+    if constexpr (distributed_policy<Policy>) {
+        (void)detail::policy_access::agree_on_problem(policy, std::string());
+    } else {
+        (void)policy;
+    }
+}
+
 /// `gather`, with the result on every rank (without MPI the same as gather). Collective.
 template <class Policy, class R>
 std::vector<R> all_gather(Policy& policy, partial_results<R>&& results) {
     static_assert(execution_policy<Policy>,
                   "chunkwise::all_gather: the first argument must be the execution policy that ran map_blocks");
     if constexpr (distributed_policy<Policy>) {
-        const auto t0 = detail::clock::now();
+        const auto t0 = clock::now();
         std::vector<R> out = detail::policy_access::all_gather_results(policy, results);
         detail::add_combine_time(results, t0);
         return out;
@@ -142,7 +154,7 @@ R all_reduce(Policy& policy, partial_results<R>&& results, Op op) {
     if constexpr (!detail::check_reduce_arguments<Policy, R, Op>()) {
         return R{};
     } else if constexpr (distributed_policy<Policy>) {
-        const auto t0 = detail::clock::now();
+        const auto t0 = clock::now();
         R value = detail::policy_access::all_reduce_results(policy, results, op);
         detail::add_combine_time(results, t0);
         return value;

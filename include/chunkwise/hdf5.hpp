@@ -7,12 +7,15 @@
 /// `h5::write_ragged`), `h5::dataset_series` over many files; every problem is an `h5::error`.
 
 #include <chunkwise/hdf5/chunk_writer.hpp>
+#include <chunkwise/hdf5/chunks.hpp>
 #include <chunkwise/hdf5/concatenate.hpp>
 #include <chunkwise/hdf5/dataset.hpp>
 #include <chunkwise/hdf5/error.hpp>
+#include <chunkwise/hdf5/filters.hpp>
 #include <chunkwise/hdf5/layout.hpp>
 #include <chunkwise/hdf5/lock.hpp>
 #include <chunkwise/hdf5/partition.hpp>
 #include <chunkwise/hdf5/ragged.hpp>
 #include <chunkwise/hdf5/series.hpp>
 #include <chunkwise/hdf5/write.hpp>
+#include <chunkwise/hdf5/write_options.hpp>

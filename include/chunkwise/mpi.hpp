@@ -13,6 +13,7 @@
 #include <chunkwise/gather.hpp>
 #include <chunkwise/map_blocks.hpp>
 #include <chunkwise/mpi/error.hpp>
+#include <chunkwise/mpi/schedule.hpp>
 #include <chunkwise/partition.hpp>
 #include <chunkwise/policy.hpp>
 #include <chunkwise/run_options.hpp>

@@ -142,6 +142,22 @@ struct halo_block : block {
     friend constexpr bool operator==(const halo_block&, const halo_block&) noexcept = default;
 };
 
+namespace detail {
+/// Each of `blocks` (over [0, n)) with `h.items` more items read on each side, inside [0, n).
+inline std::vector<halo_block> with_halo(const std::vector<block>& blocks, std::size_t n, halo h) {
+    std::vector<halo_block> out;
+    out.reserve(blocks.size());
+    for (const block& b : blocks) {
+        halo_block hb;
+        static_cast<block&>(hb) = b;
+        hb.read_begin = b.begin > h.items ? b.begin - h.items : 0;
+        hb.read_end = n - b.end > h.items ? b.end + h.items : n;
+        out.push_back(hb);
+    }
+    return out;
+}
+}  // namespace detail
+
 /// Split [0, n) as partition(n, p) does, each block also allowed to read h.items items before and
 /// after its own range (clipped at 0 and n). Own ranges cover [0, n) once; read ranges overlap.
 /// \throws std::invalid_argument if p.count is 0, or the halo is larger than the data (h > n)
@@ -150,15 +166,7 @@ struct halo_block : block {
         throw std::invalid_argument("[chunkwise.partition] halo{" + std::to_string(h.items) +
                                     "}: larger than the data (" + std::to_string(n) + " items)");
     }
-    std::vector<halo_block> out;
-    for (const block& b : partition(n, p)) {
-        halo_block hb;
-        static_cast<block&>(hb) = b;
-        hb.read_begin = b.begin > h.items ? b.begin - h.items : 0;
-        hb.read_end = n - b.end > h.items ? b.end + h.items : n;
-        out.push_back(hb);
-    }
-    return out;
+    return detail::with_halo(partition(n, p), n, h);
 }
 
 }  // namespace chunkwise

@@ -6,6 +6,7 @@
 
 #include <chunkwise/detail/core/execute.hpp>
 #include <chunkwise/detail/core/policy_access.hpp>
+#include <chunkwise/executor.hpp>
 #include <chunkwise/failure.hpp>
 #include <chunkwise/stats.hpp>
 
@@ -27,11 +28,11 @@ class partial_results;
 /// - `rank()`: its MPI rank (0 without MPI), and `is_root()`: rank 0;
 /// - `execute_range(first, last, body, mode, rank)` (public, or private with `friend struct
 ///   chunkwise::detail::policy_access;`): calls `body(i)` for every block index i in
-///   [first, last) on its workers, catching each block's exception (detail::run_one_block does
-///   it); under on_error::fail_fast starts no block after one failed; and returns a
-///   detail::exec_result: one detail::worker_stats per worker (time a worker's stretch of blocks
-///   with detail::worker_clock), the failures (detail::failure_record, tagged with `rank`)
-///   sorted by index, and detail::finish_stats(result.stats, wall) called last.
+///   [first, last) on its workers, catching each block's exception (run_one_block does it);
+///   under on_error::fail_fast starts no block after one failed; and returns an exec_result: one
+///   worker_stats per worker (time a worker's stretch of blocks with worker_clock), the failures
+///   (failure_record, tagged with `rank`) sorted by index, and finish_stats(result.stats, wall)
+///   called last. Everything it needs is in <chunkwise/executor.hpp>.
 /// map_blocks derives the rest (running all n blocks is execute_range(0, n, ...)). A policy that
 /// pins workers to cores, or runs blocks on a task runtime, is such a class (one is compiled in
 /// the tests: tests/core/test_user_policy.cpp); docs/architecture.md says the same.
@@ -42,7 +43,7 @@ concept execution_policy = requires(Policy& p, const Policy& cp, detail::probe_b
     { cp.is_root() } -> std::convertible_to<bool>;
     {
         detail::policy_access::execute_range(p, std::size_t{}, std::size_t{}, body, on_error::fail_fast, 0)
-        } -> std::same_as<detail::exec_result>;
+        } -> std::same_as<exec_result>;
 };
 
 /// An execution policy across MPI ranks: it names every collective hook that map_blocks,
@@ -58,7 +59,7 @@ concept distributed_policy = execution_policy<Policy> &&
              detail::probe_op& op, double& value, std::size_t n, const run_stats& stats, detail::probe_body body) {
     { cp.size() } -> std::convertible_to<int>;
     cp.communicator();
-    { detail::policy_access::execute_distributed(p, n, body, on_error::fail_fast) } -> std::same_as<detail::exec_result>;
+    { detail::policy_access::execute_distributed(p, n, body, on_error::fail_fast) } -> std::same_as<exec_result>;
     { detail::policy_access::gather_results(p, r) } -> std::same_as<std::vector<double>>;
     { detail::policy_access::all_gather_results(p, r) } -> std::same_as<std::vector<double>>;
     { detail::policy_access::reduce_results(p, r, op) } -> std::same_as<std::optional<double>>;

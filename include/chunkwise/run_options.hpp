@@ -5,16 +5,42 @@
 /// progress with an ETA. (Needs POSIX besides the standard library: fsync'ed checkpoint files,
 /// O_APPEND log lines, isatty.)
 
-#include <chunkwise/detail/run/production.hpp>
 #include <chunkwise/failure.hpp>
 #include <chunkwise/map_blocks.hpp>
 
+#include <cstddef>
 #include <filesystem>
 #include <functional>
 #include <string>
 #include <variant>
 
 namespace chunkwise {
+
+/// One progress report of a production run, for run_options::on_progress.
+struct progress_report {
+    std::size_t done = 0;      ///< blocks finished so far (run or loaded from a checkpoint; all ranks)
+    std::size_t total = 0;     ///< blocks in the call
+    std::size_t computed = 0;  ///< of them, blocks run (not loaded)
+    double elapsed = 0;        ///< seconds since the run began
+    double rate = 0;           ///< blocks run per second
+    double eta = -1;           ///< seconds left at that rate; -1 when not yet known
+    bool final = false;        ///< the run's last report
+};
+
+}  // namespace chunkwise
+
+// The machinery of production runs: checkpoints, the log, progress (it uses progress_report).
+#include <chunkwise/detail/run/production.hpp>
+
+namespace chunkwise {
+
+/// Adds a line about the running block to the run's log (run_options::log), e.g. the output
+/// file it wrote: "block 3: wrote out/3.csv". Does nothing outside a logged run.
+inline void log_note(const std::string& text) {
+    if (detail::current_reporter != nullptr && detail::current_block_label != nullptr) {
+        detail::current_reporter->line(*detail::current_block_label + ": " + text);
+    }
+}
 
 /// How a production run behaves. Every field is optional.
 struct run_options {

@@ -29,19 +29,19 @@ private:
     // The executor (the policy contract, <chunkwise/policy.hpp>): blocks [first, last), failures
     // tagged with `rank`.
     template <class Body>
-    detail::exec_result execute_range(std::size_t first, std::size_t last, Body& body, on_error mode, int rank) {
-        detail::exec_result r = detail::start_exec(rank, 1);
-        const auto t0 = detail::clock::now();
+    exec_result execute_range(std::size_t first, std::size_t last, Body& body, on_error mode, int rank) {
+        exec_result r = start_exec(rank, 1);
+        const auto t0 = clock::now();
         {
-            detail::worker_clock busy(r.stats.workers[0]);
+            worker_clock busy(r.stats.workers[0]);
             for (std::size_t i = first; i < last; ++i) {
                 ++busy.blocks;
-                if (!detail::run_one_block(body, i, r.failures, rank) && mode == on_error::fail_fast) {
+                if (!run_one_block(body, i, r.failures, rank) && mode == on_error::fail_fast) {
                     break;
                 }
             }
         }
-        detail::finish_stats(r.stats, detail::seconds_since(t0));
+        finish_stats(r.stats, seconds_since(t0));
         return r;
     }
 };

@@ -116,16 +116,16 @@ struct run_summary {
 /// on this thread (`worker_stats::read`). Put one around the I/O inside a block function.
 class read_scope {
 public:
-    read_scope() noexcept : start_(detail::clock::now()), depth_(detail::thread_read_depth++) {}
+    read_scope() noexcept : start_(clock::now()), depth_(detail::thread_read_depth++) {}
     ~read_scope() {
         --detail::thread_read_depth;
-        if (depth_ == 0) detail::thread_read_seconds += detail::seconds_since(start_);  // nested scopes count once
+        if (depth_ == 0) detail::thread_read_seconds += seconds_since(start_);  // nested scopes count once
     }
     read_scope(const read_scope&) = delete;
     read_scope& operator=(const read_scope&) = delete;
 
 private:
-    detail::clock::time_point start_;
+    clock::time_point start_;
     unsigned depth_;
 };
 

@@ -103,23 +103,23 @@ private:
     // The executor (the policy contract, <chunkwise/policy.hpp>): blocks [first, last), failures
     // tagged with `rank`.
     template <class Body>
-    detail::exec_result execute_range(std::size_t first, std::size_t last, Body& body, on_error mode, int rank) {
-        detail::exec_result r = detail::start_exec(rank, workers_);
-        const auto t0 = detail::clock::now();
+    exec_result execute_range(std::size_t first, std::size_t last, Body& body, on_error mode, int rank) {
+        exec_result r = start_exec(rank, workers_);
+        const auto t0 = clock::now();
         // A job addresses its blocks with 32-bit offsets: more blocks run as several jobs.
         const std::size_t max_job = detail::max_blocks_per_job;
         for (std::size_t lo = first; lo < last; lo += (last - lo < max_job ? last - lo : max_job)) {
             const std::size_t hi = last - lo < max_job ? last : lo + max_job;
             job<Body> j(lo, hi, body, mode, workers_, rank);
             pool_->run(j, std::min(hi - lo - 1, workers_ - 1));
-            detail::add_worker_time(r.stats.workers, j.stats);
+            add_worker_time(r.stats.workers, j.stats);
             for (std::size_t s = 0; s < workers_; ++s) {
                 for (auto& rec : j.failures[s]) r.failures.push_back(std::move(rec));
             }
             if (mode == on_error::fail_fast && !r.failures.empty()) break;
         }
-        detail::sort_failures(r.failures);
-        detail::finish_stats(r.stats, detail::seconds_since(t0));
+        sort_failures(r.failures);
+        finish_stats(r.stats, seconds_since(t0));
         return r;
     }
 
@@ -148,13 +148,13 @@ private:
 
         void work(std::size_t slot) noexcept override {
             worker_stats& w = stats[slot];
-            std::vector<detail::failure_record>& mine = failures[slot];
-            detail::worker_clock busy(w);
+            std::vector<failure_record>& mine = failures[slot];
+            worker_clock busy(w);
             std::size_t i = 0;
             while (claim(slot, i)) {
                 if (stop_.load(std::memory_order_acquire)) return;
                 ++busy.blocks;
-                if (!detail::run_one_block(body_, base_ + i, mine, rank_) && mode_ == on_error::fail_fast) {
+                if (!run_one_block(body_, base_ + i, mine, rank_) && mode_ == on_error::fail_fast) {
                     stop_.store(true, std::memory_order_release);
                     return;
                 }
@@ -230,7 +230,7 @@ private:
     public:
         // One entry per slot, each written by one thread only; read after pool.run returns.
         std::vector<worker_stats> stats;
-        std::vector<std::vector<detail::failure_record>> failures;
+        std::vector<std::vector<failure_record>> failures;
     };
 
     std::size_t workers_;

@@ -1,11 +1,13 @@
-// A policy written by a user, as <chunkwise/policy.hpp> and docs/architecture.md describe it: one
-// class with workers(), rank(), is_root() and execute_range. This one runs each block on a thread
+// A policy written by a user, as <chunkwise/policy.hpp> and docs/guide.md describe it: one class
+// with workers(), rank(), is_root() and execute_range, built from <chunkwise/executor.hpp> alone
+// (no detail:: name: packaging.walls checks it). This one runs each block on a thread
 // of its own that it pins to one CPU (Linux: pthread_setaffinity_np), takes blocks from a shared
 // counter, and reports statistics and failures as the contract asks. Every algorithm of the core
 // runs on it with the same bits as serial_policy, failures included.
 #include "catch.hpp"
 
 #include <chunkwise/chunkwise.hpp>
+#include <chunkwise/executor.hpp>
 
 #include <pthread.h>
 #include <sched.h>
@@ -44,15 +46,15 @@ public:
 
     /// The executor of the policy contract: blocks [first, last) on the pinned threads.
     template <class Body>
-    chunkwise::detail::exec_result execute_range(std::size_t first, std::size_t last, Body& body,
+    chunkwise::exec_result execute_range(std::size_t first, std::size_t last, Body& body,
                                                  chunkwise::on_error mode, int rank) {
-        chunkwise::detail::exec_result r = chunkwise::detail::start_exec(rank, workers_);
-        std::vector<std::vector<chunkwise::detail::failure_record>> failures(workers_);
+        chunkwise::exec_result r = chunkwise::start_exec(rank, workers_);
+        std::vector<std::vector<chunkwise::failure_record>> failures(workers_);
         std::atomic<std::size_t> next{first};
         std::atomic<bool> stop{false};
         std::mutex cpus_mutex;
         used_cpus.clear();
-        const auto t0 = chunkwise::detail::clock::now();
+        const auto t0 = chunkwise::clock::now();
         auto work = [&](std::size_t w) {
             if (!cpus_.empty()) {
                 cpu_set_t one;
@@ -64,10 +66,10 @@ public:
                 std::lock_guard lock(cpus_mutex);
                 used_cpus.insert(sched_getcpu());
             }
-            chunkwise::detail::worker_clock busy(r.stats.workers[w]);
+            chunkwise::worker_clock busy(r.stats.workers[w]);
             for (std::size_t i; !stop.load() && (i = next.fetch_add(1)) < last;) {
                 ++busy.blocks;
-                if (!chunkwise::detail::run_one_block(body, i, failures[w], rank) &&
+                if (!chunkwise::run_one_block(body, i, failures[w], rank) &&
                     mode == chunkwise::on_error::fail_fast) {
                     stop = true;
                 }
@@ -79,8 +81,8 @@ public:
         for (auto& f : failures) {
             for (auto& rec : f) r.failures.push_back(std::move(rec));
         }
-        chunkwise::detail::sort_failures(r.failures);
-        chunkwise::detail::finish_stats(r.stats, chunkwise::detail::seconds_since(t0));
+        chunkwise::sort_failures(r.failures);
+        chunkwise::finish_stats(r.stats, chunkwise::seconds_since(t0));
         return r;
     }
 

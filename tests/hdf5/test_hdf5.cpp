@@ -12,11 +12,14 @@
 #include <fstream>
 #include <functional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 using chunkwise::block;
 using chunkwise::parts;
 namespace h5 = chunkwise::h5;
+// The namespace under the name of its folder and component too.
+static_assert(std::is_same_v<chunkwise::hdf5::dataset, chunkwise::h5::dataset>);
 
 namespace {
 

@@ -414,15 +414,33 @@ std::atomic<std::size_t> largest_allocation{0};
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmismatched-new-delete"  // a replacement operator new over malloc
 #endif
-void* operator new(std::size_t n) {
+namespace {
+void* counted_malloc(std::size_t n) noexcept {
     std::size_t seen = largest_allocation.load(std::memory_order_relaxed);
     while (n > seen && !largest_allocation.compare_exchange_weak(seen, n, std::memory_order_relaxed)) {
     }
-    if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
+    return std::malloc(n == 0 ? 1 : n);
+}
+}  // namespace
+
+// Every form of the replaceable operators but the aligned ones (which stay the library's, with
+// their own deletes): each allocation goes through counted_malloc, each release to free.
+void* operator new(std::size_t n) {
+    if (void* p = counted_malloc(n)) return p;
     throw std::bad_alloc();
 }
+void* operator new[](std::size_t n) {
+    if (void* p = counted_malloc(n)) return p;
+    throw std::bad_alloc();
+}
+void* operator new(std::size_t n, const std::nothrow_t&) noexcept { return counted_malloc(n); }
+void* operator new[](std::size_t n, const std::nothrow_t&) noexcept { return counted_malloc(n); }
 void operator delete(void* p) noexcept { std::free(p); }
+void operator delete[](void* p) noexcept { std::free(p); }
 void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
+void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
+void operator delete[](void* p, const std::nothrow_t&) noexcept { std::free(p); }
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
 #endif

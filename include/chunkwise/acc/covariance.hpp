@@ -17,20 +17,7 @@
 namespace chunkwise::acc {
 
 namespace detail {
-/// One axis of a covariance's deviation, taken from 0 and halved where it would leave the double
-/// range: the value's deviation from the running mean `m` in the frame `shift`, returned halved
-/// (`half`: true) or whole.
-inline double far_deviation(double& shift, double& m, double x, bool& half) noexcept {
-    double v = x - shift;
-    if (!std::isfinite(v)) {
-        m += shift;  // the running mean itself: finite
-        shift = 0;
-        v = x;
-    }
-    const double d = v - m;
-    half = !std::isfinite(d);
-    return half ? v * 0.5 - m * 0.5 : d;
-}
+using chunkwise::detail::acc::far_deviation;
 }  // namespace detail
 
 /// Covariance and correlation of pairs (x, y), in one pass (the co-moment of the deviations from
@@ -136,7 +123,7 @@ public:
         detail::bytes_writer w(out);
         w.put_shape(shape_);
         w.put(n_);
-        for (const auto* v : {&sx_, &sy_, &mx_, &my_, &cxy_, &m2x_, &m2y_}) w.put_all(*v);
+        w.put_each(sx_, sy_, mx_, my_, cxy_, m2x_, m2y_);
     }
     /// The state saved in `in`. \throws chunkwise::detail::codec_error if it is not one
     static covariance load_bytes(std::string_view in) {
@@ -145,12 +132,7 @@ public:
         covariance x;
         x.shape_ = r.get_shape();
         x.n_ = r.get<std::uint64_t>();
-        for (auto* v : {&x.sx_, &x.sy_, &x.mx_, &x.my_, &x.cxy_, &x.m2x_, &x.m2y_}) {
-            r.get_into(*v);
-            if (x.shape_.fixed() && v->size() != x.shape_.size()) {
-                throw chunkwise::detail::codec_error("[chunkwise.acc] acc::covariance: state of the wrong size");
-            }
-        }
+        r.get_each(x.shape_, "acc::covariance", x.sx_, x.sy_, x.mx_, x.my_, x.cxy_, x.m2x_, x.m2y_);
         r.done();
         return x;
     }

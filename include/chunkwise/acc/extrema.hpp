@@ -75,11 +75,7 @@ public:
         out += "cwacc:extrema";
         detail::bytes_writer w(out);
         w.put_shape(shape_);
-        w.put_all(min_);
-        w.put_all(max_);
-        w.put_all(argmin_);
-        w.put_all(argmax_);
-        w.put_all(seen_);
+        w.put_each(min_, max_, argmin_, argmax_, seen_);
         w.put(nans_);
     }
     /// The state saved in `in`. \throws chunkwise::detail::codec_error if it is not one
@@ -88,17 +84,8 @@ public:
         r.expect("cwacc:extrema");
         extrema x;
         x.shape_ = r.get_shape();
-        r.get_into(x.min_);
-        r.get_into(x.max_);
-        r.get_into(x.argmin_);
-        r.get_into(x.argmax_);
-        r.get_into(x.seen_);
+        r.get_each(x.shape_, "acc::extrema", x.min_, x.max_, x.argmin_, x.argmax_, x.seen_);
         x.nans_ = r.get<std::uint64_t>();
-        const std::size_t n = x.shape_.fixed() ? x.shape_.size() : 0;
-        if (x.min_.size() != n || x.max_.size() != n || x.argmin_.size() != n || x.argmax_.size() != n ||
-            x.seen_.size() != n) {
-            throw chunkwise::detail::codec_error("[chunkwise.acc] acc::extrema: state of the wrong size");
-        }
         r.done();
         return x;
     }

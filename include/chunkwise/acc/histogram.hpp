@@ -24,7 +24,7 @@ namespace chunkwise::acc {
 /// bin). Any finite lo < hi works, -DBL_MAX to DBL_MAX included. Two histograms merge only with
 /// the same lo, hi and bins (else std::invalid_argument naming both); a default-constructed
 /// histogram has no bins yet and is the identity of merge (it takes the other's bins).
-class histogram {
+class histogram : public chunkwise::detail::acc::adds_each<histogram> {
 public:
     histogram() = default;
     /// \throws std::invalid_argument unless lo < hi, both finite, and bins >= 1
@@ -52,15 +52,6 @@ public:
         } else {
             counts_[bin_of(x)] += w;
         }
-    }
-    /// Counts every value of a range or tensor (a std::vector, an xtensor array, ...) once.
-    template <class Values>
-        requires requires(const Values& v) {
-            std::begin(v);
-            std::end(v);
-        }
-    void add_all(const Values& values) {
-        for (const auto& x : values) add(static_cast<double>(x));
     }
     /// Adds another histogram's counts. \throws std::invalid_argument if the bins differ
     void merge(const histogram& o) {

@@ -281,8 +281,7 @@ public:
         out += "cwacc:mean";
         detail::bytes_writer w(out);
         w.put_shape(shape_);
-        w.put_all(swx_);
-        w.put_all(cwx_);
+        w.put_each(swx_, cwx_);
         w.put(sw_);
         w.put(cw_);
         w.put(n_);
@@ -293,14 +292,10 @@ public:
         r.expect("cwacc:mean");
         mean x;
         x.shape_ = r.get_shape();
-        r.get_into(x.swx_);
-        r.get_into(x.cwx_);
+        r.get_each(x.shape_, "acc::mean", x.swx_, x.cwx_);
         x.sw_ = r.get<double>();
         x.cw_ = r.get<double>();
         x.n_ = r.get<std::uint64_t>();
-        if (x.shape_.fixed() && (x.swx_.size() != x.shape_.size() || x.cwx_.size() != x.swx_.size())) {
-            throw chunkwise::detail::codec_error("[chunkwise.acc] acc::mean: state of the wrong size");
-        }
         r.done();
         return x;
     }

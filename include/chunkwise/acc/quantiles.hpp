@@ -26,7 +26,7 @@ namespace chunkwise::acc {
 /// seeded from `seed` (give each block its index: `quantiles q(200, b.index)`) and from the sketch's
 /// own history, never by a clock or a thread: the same values merged in the same order (reduce's
 /// fixed tree) give the same bits on any policy. NaN is skipped (and counted).
-class quantiles {
+class quantiles : public chunkwise::detail::acc::adds_each<quantiles> {
 public:
     /// An empty sketch of k = 200, seed 0: the identity of merge (it takes the other's k).
     quantiles() : quantiles(200) {}
@@ -47,15 +47,6 @@ public:
         levels_[0].push_back(x);
         ++n_;
         if (++held_ > cap_total_) compress();
-    }
-    /// Adds every value of a range or tensor.
-    template <class Values>
-        requires requires(const Values& v) {
-            std::begin(v);
-            std::end(v);
-        }
-    void add_all(const Values& values) {
-        for (const auto& x : values) add(static_cast<double>(x));
     }
     /// Adds another sketch's values. A sketch that holds nothing (no value, no NaN) is the identity
     /// whatever its k: merged into, it becomes a copy of the other. \throws std::invalid_argument

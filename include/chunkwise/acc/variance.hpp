@@ -190,9 +190,7 @@ public:
         detail::bytes_writer w(out);
         w.put_shape(shape_);
         w.put(n_);
-        w.put_all(shift_);
-        w.put_all(mean_);
-        w.put_all(m2_);
+        w.put_each(shift_, mean_, m2_);
     }
     /// The state saved in `in`. \throws chunkwise::detail::codec_error if it is not one
     static variance load_bytes(std::string_view in) {
@@ -201,13 +199,7 @@ public:
         variance x;
         x.shape_ = r.get_shape();
         x.n_ = r.get<std::uint64_t>();
-        r.get_into(x.shift_);
-        r.get_into(x.mean_);
-        r.get_into(x.m2_);
-        if (x.shape_.fixed() && (x.mean_.size() != x.shape_.size() || x.m2_.size() != x.mean_.size() ||
-                                 x.shift_.size() != x.mean_.size())) {
-            throw chunkwise::detail::codec_error("[chunkwise.acc] acc::variance: state of the wrong size");
-        }
+        r.get_each(x.shape_, "acc::variance", x.shift_, x.mean_, x.m2_);
         for (std::size_t i = 0; i < x.mean_.size(); ++i) {
             x.far_ = x.far_ || !(std::fabs(x.shift_[i]) < far_magnitude) || !(std::fabs(x.mean_[i]) < far_magnitude) ||
                      std::isnan(x.m2_[i]);

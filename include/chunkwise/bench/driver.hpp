@@ -1,19 +1,26 @@
 #pragma once
 /// \file
-/// `strong_scaling`: runs a workload over thread counts in this process and returns its report
-/// (standard library only). Across MPI ranks, chunkwise-bench and benchmarks/scale-mpi.sh do the
-/// same one launch per rank count (docs/scaling.md).
+/// `strong_scaling`: runs a workload at each worker count and returns its report (standard library
+/// only). The policy at each count comes from a factory: thread pools in this process (the
+/// default), or, under MPI, the ranks of the launch with a thread pool each (hybrid_policy) —
+/// one launch measures every thread count per rank; benchmarks/scale-mpi.sh makes one launch per
+/// rank count and merges them. Per-rank times travel through gather_stats, so this layer never
+/// includes MPI. docs/scaling.md shows a workload of one's own measured across ranks.
 
 #include <chunkwise/bench/report.hpp>
-#include <chunkwise/detail/core/clock.hpp>
+#include <chunkwise/clock.hpp>
+#include <chunkwise/gather.hpp>
+#include <chunkwise/policy.hpp>
 #include <chunkwise/stats.hpp>
 #include <chunkwise/threads.hpp>
 
+#include <algorithm>
 #include <cstddef>
 #include <functional>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace chunkwise::bench {
@@ -21,49 +28,80 @@ namespace chunkwise::bench {
 /// How strong_scaling runs a workload.
 struct scaling_options {
     std::string workload = "workload";       ///< a name for the report
-    std::vector<std::size_t> workers{1, 2};  ///< thread counts to run at
-    std::size_t repeats = 3;                 ///< timed runs per thread count
-    std::size_t warmup = 1;                  ///< untimed runs first, per thread count
+    std::vector<std::size_t> workers{1, 2};  ///< the counts passed to the policy factory (threads; per rank under MPI)
+    std::size_t repeats = 3;                 ///< timed runs per count
+    std::size_t warmup = 1;                  ///< untimed runs first, per count
 };
 
-/// Runs `workload(pool)` on a thread_policy of each count in opt.workers (warm-up runs first,
-/// then opt.repeats timed ones) and returns the finished report. If the workload returns the
-/// run_stats of its map_blocks (partial.stats() after gather/reduce), each point holds the
+/// Runs `workload(policy)` on `make_policy(n)` for each n in opt.workers (warm-up runs first,
+/// then opt.repeats timed ones) and returns the finished report. A distributed policy's ranks all
+/// run each repeat, starting together (synchronize); each rank times itself and the root records
+/// every rank's statistics and time (gather_stats): the critical path, the per-rank breakdown,
+/// the straggler; the report is complete on the root (empty elsewhere). If the workload returns
+/// the run_stats of its map_blocks (partial.stats() after gather/reduce), each point holds the
 /// critical path's phases (they add up to the wall time: what the workload did outside
 /// map_blocks and the combine is `other`); a workload returning anything else is timed only (all
 /// of its time is `other`). Measure at 1 worker for speedups against a measured baseline.
-/// \throws std::invalid_argument for an empty worker list, a count of 0, or 0 repeats
-template <class Workload>
-[[nodiscard]] scaling_report strong_scaling(const scaling_options& opt, Workload&& workload) {
+/// Collective under MPI (every rank calls it with the same options).
+/// \throws std::invalid_argument for an empty count list, a count of 0, or 0 repeats
+template <class MakePolicy, class Workload>
+[[nodiscard]] scaling_report strong_scaling(const scaling_options& opt, MakePolicy&& make_policy,
+                                            Workload&& workload) {
     if (opt.workers.empty()) throw std::invalid_argument("[chunkwise.bench] strong_scaling: no worker counts");
     for (std::size_t n : opt.workers) {
         if (n == 0) throw std::invalid_argument("[chunkwise.bench] strong_scaling: a worker count of 0");
     }
     if (opt.repeats == 0) throw std::invalid_argument("[chunkwise.bench] strong_scaling: repeats must be at least 1");
+    using policy_t = std::remove_cvref_t<std::invoke_result_t<MakePolicy&, std::size_t>>;
+    static_assert(execution_policy<policy_t>,
+                  "chunkwise::bench::strong_scaling: make_policy(n) must return an execution policy");
     scaling_report report;
     report.workload = opt.workload;
-    report.mode = "threads";
+    bool root = true, threads_beyond_one = false;
     for (std::size_t n : opt.workers) {
-        thread_policy pool(n);
+        policy_t policy = std::invoke(make_policy, n);
+        root = policy.is_root();
         scaling_point point;
-        point.workers = point.threads = n;
-        for (std::size_t k = 0; k < opt.warmup; ++k) (void)std::invoke(workload, pool);
-        for (std::size_t k = 0; k < opt.repeats; ++k) {
-            const auto t0 = chunkwise::detail::clock::now();
-            if constexpr (std::is_convertible_v<std::invoke_result_t<Workload&, thread_policy&>, const run_stats&>) {
-                run_stats stats = std::invoke(workload, pool);
-                const double wall = chunkwise::detail::seconds_since(t0);
-                if (stats.host.empty()) stats.host = report.machine.host;
-                point.add_repeat({stats}, {wall});
+        point.workers = policy.workers();
+        if constexpr (distributed_policy<policy_t>) point.ranks = static_cast<std::size_t>(policy.size());
+        point.threads = point.workers / std::max<std::size_t>(point.ranks, 1);
+        threads_beyond_one = threads_beyond_one || point.threads > 1;
+        for (std::size_t k = 0; k < opt.warmup + opt.repeats; ++k) {
+            synchronize(policy);
+            const auto t0 = clock::now();
+            run_stats mine;
+            if constexpr (std::is_convertible_v<std::invoke_result_t<Workload&, policy_t&>, const run_stats&>) {
+                mine = std::invoke(workload, policy);
             } else {
-                (void)std::invoke(workload, pool);
-                point.add_timed_repeat(chunkwise::detail::seconds_since(t0));
+                (void)std::invoke(workload, policy);
+            }
+            const bool timed_only = mine.workers.empty();
+            mine.wall = seconds_since(t0);  // this rank's whole repeat
+            mine.rank = policy.rank();
+            if (mine.host.empty()) mine.host = report.machine.host;
+            const std::vector<run_stats> all = gather_stats(policy, mine);
+            if (k < opt.warmup || !root) continue;
+            std::vector<double> times;
+            for (const run_stats& r : all) times.push_back(r.wall);
+            if (timed_only) {
+                point.add_timed_repeat(*std::max_element(times.begin(), times.end()));
+            } else {
+                point.add_repeat(all, times);
             }
         }
-        report.points.push_back(std::move(point));
+        if (root) report.points.push_back(std::move(point));
     }
-    report.finish();
+    report.mode = distributed_policy<policy_t> ? (threads_beyond_one ? "hybrid" : "mpi") : "threads";
+    if (root) report.finish();
     return report;
+}
+
+/// strong_scaling over thread pools in this process: a thread_policy of each count in
+/// opt.workers.
+template <class Workload>
+[[nodiscard]] scaling_report strong_scaling(const scaling_options& opt, Workload&& workload) {
+    return strong_scaling(
+        opt, [](std::size_t n) { return thread_policy(n); }, std::forward<Workload>(workload));
 }
 
 }  // namespace chunkwise::bench

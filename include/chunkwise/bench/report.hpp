@@ -3,8 +3,8 @@
 /// A strong-scaling report (standard library only): its points, each with the critical path of
 /// the run broken into phases that add up to the wall time, a breakdown per rank with the
 /// straggler named, and the derived figures (speedup, efficiency, Karp-Flatt, the Amdahl and USL
-/// fits) computed only against a measured baseline. Written as JSON and CSV by
-/// <chunkwise/bench/report_io.hpp>; the prediction of <chunkwise/bench/model.hpp> rides along.
+/// fits) computed only against a measured baseline (detail/bench/figures.hpp). Written as JSON and
+/// CSV (detail/bench/report_io.hpp); the prediction of <chunkwise/bench/model.hpp> rides along.
 /// Schema and how to read the figures: docs/scaling.md.
 
 #include <chunkwise/bench/fits.hpp>
@@ -46,6 +46,16 @@ struct phase_times {
 
     /// read + compute + wait + combine + other: the wall time of the run.
     [[nodiscard]] double total() const noexcept { return read + compute + wait + combine + other; }
+    /// Calls f(mine, theirs) for each time of this and `o`, field by field (to combine them).
+    template <class F>
+    void each(const phase_times& o, F&& f) {
+        f(read, o.read);
+        f(compute, o.compute);
+        f(wait, o.wait);
+        f(combine, o.combine);
+        f(other, o.other);
+        f(lock, o.lock);
+    }
 };
 
 /// One rank of a point: seconds per worker of that rank (mean over its threads and the repeats).
@@ -59,6 +69,16 @@ struct rank_times {
     double wait = 0;     ///< idle until the run ended
     double combine = 0;  ///< combining on the calling thread
     double lock = 0;     ///< of read, at a lock of the read path
+    /// Calls f(mine, theirs) for each time of this and `o`, field by field (to combine them).
+    template <class F>
+    void each(const rank_times& o, F&& f) {
+        f(busy, o.busy);
+        f(read, o.read);
+        f(compute, o.compute);
+        f(wait, o.wait);
+        f(combine, o.combine);
+        f(lock, o.lock);
+    }
 };
 
 /// One worker count of a scaling run.
@@ -102,6 +122,7 @@ struct scaling_point {
         }
         const double wall = *std::max_element(rank_seconds.begin(), rank_seconds.end());
         const double n = static_cast<double>(samples.size());
+        const auto running = [n](double& so_far, double x) { so_far = (so_far * n + x) / (n + 1); };  // over repeats
         std::size_t straggler = 0;
         double most_busy = -1;
         if (per_rank.size() != ranks_stats.size()) per_rank.assign(ranks_stats.size(), rank_times{});
@@ -129,12 +150,7 @@ struct scaling_point {
             acc.rank = mine.rank;
             acc.host = mine.host;
             acc.threads = mine.threads;
-            acc.busy = (acc.busy * n + mine.busy) / (n + 1);
-            acc.read = (acc.read * n + mine.read) / (n + 1);
-            acc.compute = (acc.compute * n + mine.compute) / (n + 1);
-            acc.wait = (acc.wait * n + mine.wait) / (n + 1);
-            acc.combine = (acc.combine * n + mine.combine) / (n + 1);
-            acc.lock = (acc.lock * n + mine.lock) / (n + 1);
+            acc.each(mine, running);
         }
         double held = 0, busy = 0;
         for (const run_stats& st : ranks_stats) {
@@ -143,7 +159,7 @@ struct scaling_point {
                 busy += w.busy;
             }
         }
-        lock_held_share = (lock_held_share * n + (busy > 0 ? std::min(1.0, held / busy) : 0.0)) / (n + 1);
+        running(lock_held_share, busy > 0 ? std::min(1.0, held / busy) : 0.0);
         // The straggler's own path through the repeat.
         const run_stats& s = ranks_stats[straggler];
         const double t = static_cast<double>(std::max<std::size_t>(s.workers.size(), 1));
@@ -156,12 +172,7 @@ struct scaling_point {
             p.combine += w.combine;
         }
         p.other = std::max(0.0, wall - (p.read + p.compute + p.wait + p.combine));
-        phases.read = (phases.read * n + p.read) / (n + 1);
-        phases.compute = (phases.compute * n + p.compute) / (n + 1);
-        phases.wait = (phases.wait * n + p.wait) / (n + 1);
-        phases.combine = (phases.combine * n + p.combine) / (n + 1);
-        phases.other = (phases.other * n + p.other) / (n + 1);
-        phases.lock = (phases.lock * n + p.lock) / (n + 1);
+        phases.each(p, running);
         samples.push_back(wall);
         summarize_ranks();
     }
@@ -248,59 +259,7 @@ public:
     /// Sorts the points and computes mean, std, min; the baseline N0 (the fewest workers); speedup
     /// S(N) = t(N0) / t(N) and efficiency S(N) / (N / N0) against it; Karp-Flatt, Amdahl and USL
     /// only when N0 = 1 (they need t(1)); null otherwise, with the reason in baseline_note.
-    void finish() {
-        std::sort(points.begin(), points.end(), [](const scaling_point& a, const scaling_point& b) {
-            return a.workers < b.workers || (a.workers == b.workers && a.ranks < b.ranks);
-        });
-        std::vector<double> ns, ts;
-        for (scaling_point& p : points) {
-            if (p.samples.empty()) throw std::invalid_argument("[chunkwise.bench] a scaling point without samples");
-            double sum = 0;
-            p.min = p.samples.front();
-            for (double t : p.samples) {
-                sum += t;
-                p.min = std::min(p.min, t);
-                ns.push_back(static_cast<double>(p.workers));
-                ts.push_back(t);
-            }
-            p.mean = sum / static_cast<double>(p.samples.size());
-            double var = 0;
-            for (double t : p.samples) var += (t - p.mean) * (t - p.mean);
-            p.std = p.samples.size() > 1 ? std::sqrt(var / static_cast<double>(p.samples.size() - 1)) : 0.0;
-            p.summarize_ranks();
-        }
-        amdahl_fitted = false;
-        amdahl = {};
-        usl = {};
-        baseline_note.clear();
-        amdahl_note.clear();
-        if (points.empty()) return;
-        // The baseline: the fewest workers measured (the first such point). Every figure is against it.
-        const scaling_point& base = points.front();
-        baseline_workers = base.workers;
-        const double n0 = static_cast<double>(base.workers);
-        for (scaling_point& p : points) {
-            p.speedup = base.mean / p.mean;
-            p.efficiency = p.speedup / (static_cast<double>(p.workers) / n0);
-            p.karp_flatt = baseline_workers == 1 ? karp_flatt(p.speedup, static_cast<double>(p.workers)) : not_measured;
-        }
-        if (baseline_workers != 1) {
-            baseline_note = "no run at 1 worker was measured: speedups are relative to " +
-                            std::to_string(baseline_workers) +
-                            " workers; Karp-Flatt, Amdahl and USL need t(1) and are null";
-            amdahl_note = baseline_note;
-            return;
-        }
-        try {
-            amdahl = fit_amdahl(ns, ts);
-            usl = fit_usl(ns, ts);
-            amdahl_fitted = true;
-        } catch (const std::invalid_argument& e) {
-            amdahl = {};
-            usl = {};
-            amdahl_note = "needs two worker counts or more";
-        }
-    }
+    void finish();
 
     /// One report of every point of `parts`, derived figures recomputed; points of the same ranks
     /// and threads in several parts become one (their samples together). The parts must be runs
@@ -308,141 +267,14 @@ public:
     /// them in the error otherwise.
     /// \throws std::invalid_argument if the parts differ in workload or input, naming each
     [[nodiscard]] static scaling_report merge(const std::vector<scaling_report>& parts,
-                                              const std::vector<std::string>& names = {}) {
-        scaling_report r;
-        if (parts.empty()) return r;
-        for (const scaling_report& p : parts) {
-            if (p.workload == parts.front().workload && p.input == parts.front().input) continue;
-            std::string text = "[chunkwise.bench] merge: the reports are of different runs and cannot be merged:";
-            for (std::size_t i = 0; i < parts.size(); ++i) {
-                text += (i ? "; " : " ") + (i < names.size() ? names[i] : "report " + std::to_string(i + 1)) +
-                        ": workload '" + parts[i].workload + "'" +
-                        (parts[i].input.empty() ? std::string() : ", input " + parts[i].input);
-            }
-            throw std::invalid_argument(text);
-        }
-        r = parts.front();
-        r.points.clear();
-        r.prediction = {};
-        bool mpi = false, threads_beyond_one = false;
-        for (const scaling_report& p : parts) {
-            r.bytes_read = std::max(r.bytes_read, p.bytes_read);
-            if (p.shared_bandwidth > r.shared_bandwidth) {
-                r.shared_bandwidth = p.shared_bandwidth;
-                r.probe = p.probe;
-            }
-            for (const scaling_point& s : p.points) {
-                mpi = mpi || s.ranks > 1 || p.mode != "threads";
-                threads_beyond_one = threads_beyond_one || s.threads > 1;
-                auto same = std::find_if(r.points.begin(), r.points.end(), [&](const scaling_point& q) {
-                    return q.ranks == s.ranks && q.threads == s.threads;
-                });
-                if (same == r.points.end()) {
-                    r.points.push_back(s);
-                    continue;
-                }
-                // The same point measured twice: samples together, phases and ranks weighted by them.
-                const double a = static_cast<double>(same->samples.size()), b = static_cast<double>(s.samples.size());
-                auto mix = [&](double& x, double y) { x = (x * a + y * b) / (a + b); };
-                mix(same->phases.read, s.phases.read);
-                mix(same->phases.compute, s.phases.compute);
-                mix(same->phases.wait, s.phases.wait);
-                mix(same->phases.combine, s.phases.combine);
-                mix(same->phases.other, s.phases.other);
-                mix(same->phases.lock, s.phases.lock);
-                mix(same->lock_held_share, s.lock_held_share);
-                if (same->per_rank.size() == s.per_rank.size()) {
-                    for (std::size_t k = 0; k < s.per_rank.size(); ++k) {
-                        rank_times& x = same->per_rank[k];
-                        const rank_times& y = s.per_rank[k];
-                        mix(x.busy, y.busy);
-                        mix(x.read, y.read);
-                        mix(x.compute, y.compute);
-                        mix(x.wait, y.wait);
-                        mix(x.combine, y.combine);
-                        mix(x.lock, y.lock);
-                    }
-                }
-                same->samples.insert(same->samples.end(), s.samples.begin(), s.samples.end());
-            }
-        }
-        r.mode = mpi ? (threads_beyond_one ? "hybrid" : "mpi") : "threads";
-        r.finish();
-        return r;
-    }
+                                              const std::vector<std::string>& names = {});
 
     /// A table for the terminal: one line per point (the critical path's phases, which add up to
     /// the mean wall time; the straggler and the imbalance), the baseline, the fits, and the
     /// prediction where there is one.
-    [[nodiscard]] std::string table() const {
-        std::ostringstream o;
-        char line[512];
-        auto fig = [](double x, const char* format) {
-            if (std::isnan(x)) return std::string("-");
-            char b[32];
-            std::snprintf(b, sizeof b, format, x);
-            return std::string(b);
-        };
-        std::snprintf(line, sizeof line, "%7s %5s %7s  %9s %8s  %7s %7s %7s %7s %7s  %7s %6s %6s  %s\n", "workers",
-                      "ranks", "threads", "wall s", "std s", "read", "compute", "wait", "combine", "other", "speedup",
-                      "eff", "K-F", "slowest rank@host (imbalance)");
-        o << line;
-        for (const scaling_point& p : points) {
-            std::snprintf(line, sizeof line, "%7zu %5zu %7zu  %9.4f %8.4f  %7.4f %7.4f %7.4f %7.4f %7.4f  %7s %6s %6s  %d@%s (%.2f)\n",
-                          p.workers, p.ranks, p.threads, p.mean, p.std, p.phases.read, p.phases.compute, p.phases.wait,
-                          p.phases.combine, p.phases.other, fig(p.speedup, "%.2f").c_str(),
-                          fig(p.efficiency, "%.2f").c_str(), fig(p.karp_flatt, "%.3f").c_str(), p.slowest_rank,
-                          p.slowest_host.c_str(), p.imbalance);
-            o << line;
-        }
-        if (!points.empty()) {
-            o << "lock of the read path held (share of busy time; the Amdahl bound it implies at 16, 64, 1024):";
-            for (const scaling_point& p : points) {
-                std::snprintf(line, sizeof line, " %zu: %.2f%% (%.1f, %.1f, %.0f)", p.workers, 100 * p.lock_held_share,
-                              p.lock_bound(16), p.lock_bound(64), p.lock_bound(1024));
-                o << line;
-            }
-            o << "\n";
-            o << "baseline: " << baseline_workers << " worker" << (baseline_workers == 1 ? "" : "s")
-              << (baseline_note.empty() ? " (measured)" : " (" + baseline_note + ")") << "\n";
-        }
-        if (amdahl_fitted) {
-            std::snprintf(line, sizeof line,
-                          "Amdahl fit: serial fraction %.4f, max speedup %s, t1 %.4f s, error %.1f%%\n"
-                          "USL fit: contention %.4f, coherency %.6f, peak at %s workers, error %.1f%%\n",
-                          amdahl.serial_fraction,
-                          std::isinf(amdahl.max_speedup) ? "unbounded" : fig(amdahl.max_speedup, "%.1f").c_str(),
-                          amdahl.t1, 100 * amdahl.error, usl.sigma, usl.kappa,
-                          std::isinf(usl.peak_workers()) ? "no" : fig(usl.peak_workers(), "%.0f").c_str(),
-                          100 * usl.error);
-            o << line;
-        } else if (!points.empty()) {
-            o << "Amdahl and USL fits: none (" << amdahl_note << ")\n";
-        }
-        if (prediction.fitted) {
-            const prediction_report& q = prediction;
-            std::snprintf(line, sizeof line,
-                          "model: t(N) = %.4f + %.4f/N + read %.4f/min(N, B/b) + %.2e*%s   (error %.1f%%)\n",
-                          q.t_serial, q.work, q.read_one, q.comm, q.growth == "n" ? "N" : "log2(N)",
-                          100 * q.model_error);
-            o << line;
-            o << "predicted:";
-            for (const auto& p : q.points) {
-                std::snprintf(line, sizeof line, "  %g: %.3f s (S %.1f, E %.2f)", p.workers, p.seconds, p.speedup,
-                              p.efficiency);
-                o << line;
-            }
-            std::snprintf(line, sizeof line,
-                          "\nknee at %g workers, break-even P* = %g: ask for %g workers\n", q.knee, q.break_even,
-                          q.recommended);
-            o << line;
-        } else if (!prediction.note.empty()) {
-            o << "prediction: none (" << prediction.note << ")\n";
-        }
-        return o.str();
-    }
+    [[nodiscard]] std::string table() const;
 
-    // JSON and CSV (report_io.hpp):
+    // JSON and CSV (detail/bench/report_io.hpp):
     /// The report as JSON (schema in docs/scaling.md; NaN and infinity are written as null).
     [[nodiscard]] std::string json() const;
     /// The points as CSV, one row each (columns in docs/scaling.md; NaN written as "nan").
@@ -459,4 +291,6 @@ public:
 
 }  // namespace chunkwise::bench
 
-#include <chunkwise/bench/report_io.hpp>  // the member functions declared above
+// The member functions declared above: derived figures, and the report as files.
+#include <chunkwise/detail/bench/figures.hpp>
+#include <chunkwise/detail/bench/report_io.hpp>

@@ -5,13 +5,14 @@
 /// itself; only the final
 /// H5Dwrite_chunk holds the HDF5 lock — compressed writes scale with threads.
 
-#include <chunkwise/detail/hdf5/copy.hpp>
-#include <chunkwise/detail/hdf5/create.hpp>
-#include <chunkwise/detail/hdf5/filters/encode.hpp>
 #include <chunkwise/detail/hdf5/library.hpp>
-#include <chunkwise/detail/hdf5/read.hpp>
+#include <chunkwise/detail/hdf5/read/box.hpp>
+#include <chunkwise/detail/hdf5/read/copy.hpp>
 #include <chunkwise/detail/hdf5/types.hpp>
+#include <chunkwise/detail/hdf5/write/create.hpp>
+#include <chunkwise/detail/hdf5/write/encode.hpp>
 #include <chunkwise/hdf5/error.hpp>
+#include <chunkwise/hdf5/write_options.hpp>
 
 #include <hdf5.h>
 
@@ -24,6 +25,7 @@
 #include <string>
 #include <system_error>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace chunkwise::h5 {
@@ -53,6 +55,7 @@ public:
         if (opt_.chunk.empty())
             throw error(file_, path_, "chunk_writer: write_options::chunk must give the chunk shape");
         detail::complete_options(opt_, shape_, sizeof(T), file_, path_);
+        pipeline_ = detail::write_pipeline(opt_, sizeof(T));
         std::error_code ec;
         const bool existed = std::filesystem::exists(file, ec);
         detail::library_lock lock;
@@ -115,7 +118,7 @@ public:
                 detail::copy_box<T>(reinterpret_cast<const unsigned char*>(values.data()), et, src_shape.data(),
                                     lo.data(), hi.data(), chunk.data(), opt_.chunk.data(), zero.data(), n);
                 const auto [bytes, size] =
-                    detail::encode_chunk(opt_, sizeof(T), reinterpret_cast<const unsigned char*>(chunk.data()),
+                    detail::encode_chunk(pipeline_, reinterpret_cast<const unsigned char*>(chunk.data()),
                                          chunk_elements_ * sizeof(T), shuffled, packed);
                 std::vector<hsize_t> offset(n);
                 for (std::size_t d = 0; d < n; ++d) offset[d] = c[d] * opt_.chunk[d];
@@ -153,6 +156,7 @@ private:
     std::string file_, path_;
     std::vector<std::size_t> shape_;
     write_options opt_;
+    std::vector<std::pair<const detail::codec*, detail::encode_request>> pipeline_;  // each chunk's filters
     std::unique_ptr<detail::dataset_writer> writer_;
     std::size_t chunk_elements_ = 1, row_elements_ = 1;
 };

@@ -4,10 +4,10 @@
 /// decoding chunks in the calling thread (whole rows, selected `h5::indices` of one axis, or
 /// ragged records); and `h5::read_buffer`, a worker's reusable buffer.
 
-#include <chunkwise/detail/hdf5/ragged_read.hpp>
-#include <chunkwise/detail/hdf5/read.hpp>
-#include <chunkwise/detail/hdf5/select.hpp>
 #include <chunkwise/detail/hdf5/open.hpp>
+#include <chunkwise/detail/hdf5/read/box.hpp>
+#include <chunkwise/detail/hdf5/read/ragged.hpp>
+#include <chunkwise/detail/hdf5/read/select.hpp>
 #include <chunkwise/detail/hdf5/state.hpp>
 #include <chunkwise/detail/hdf5/xtensor.hpp>
 #include <chunkwise/hdf5/error.hpp>

@@ -1,6 +1,7 @@
 #pragma once
 /// \file
-/// `chunkwise::h5::error`: what every problem with an HDF5 file or dataset throws.
+/// `chunkwise::h5::error`: what every problem with an HDF5 file or dataset throws; and
+/// `chunkwise::hdf5`, the namespace's name as its folder and component say it.
 
 #include <chunkwise/error.hpp>
 
@@ -33,3 +34,9 @@ private:
 };
 
 }  // namespace chunkwise::h5
+
+namespace chunkwise {
+/// The HDF5 layer's namespace under the name of its folder and CMake component (chunkwise::hdf5):
+/// `h5` is the short name the docs use; both name the same things.
+namespace hdf5 = h5;
+}  // namespace chunkwise

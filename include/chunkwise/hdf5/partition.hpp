@@ -42,15 +42,7 @@ inline constexpr block_bytes default_block_bytes{std::size_t{8} << 20};
         throw std::invalid_argument("[chunkwise.h5] halo{" + std::to_string(h.items) + "}: larger than " + ds.file() +
                                     ":" + ds.path() + ", which has " + std::to_string(rows) + " rows");
     }
-    std::vector<halo_block> out;
-    for (const block& b : partition(ds, p)) {
-        halo_block hb;
-        static_cast<block&>(hb) = b;
-        hb.read_begin = b.begin > h.items ? b.begin - h.items : 0;
-        hb.read_end = rows - b.end > h.items ? b.end + h.items : rows;
-        out.push_back(hb);
-    }
-    return out;
+    return chunkwise::detail::with_halo(partition(ds, p), rows, h);
 }
 
 /// Splits axis 0 of `ds` into blocks of about b.count bytes of decoded data (stored element

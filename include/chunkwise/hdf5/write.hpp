@@ -3,13 +3,14 @@
 /// `chunkwise::h5::write` and `write_blocks`: arrays and block results into a new dataset of an
 /// HDF5 file (chunked, deflated on request), readable by h5py, h5dump and any HDF5 reader.
 
-#include <chunkwise/detail/hdf5/create.hpp>
-#include <chunkwise/hdf5/chunk_writer.hpp>
 #include <chunkwise/detail/hdf5/library.hpp>
 #include <chunkwise/detail/hdf5/types.hpp>
+#include <chunkwise/detail/hdf5/write/create.hpp>
 #include <chunkwise/gather.hpp>
+#include <chunkwise/hdf5/chunk_writer.hpp>
 #include <chunkwise/hdf5/error.hpp>
 #include <chunkwise/hdf5/ragged.hpp>
+#include <chunkwise/hdf5/write_options.hpp>
 #include <chunkwise/partial_results.hpp>
 #include <chunkwise/policy.hpp>
 
@@ -21,7 +22,7 @@
 #define CHUNKWISE_HDF5_PARALLEL 1
 #endif
 #if defined(CHUNKWISE_HDF5_PARALLEL) && CHUNKWISE_HDF5_PARALLEL
-#include <chunkwise/detail/hdf5/write_mpio.hpp>
+#include <chunkwise/detail/hdf5/write/mpio.hpp>
 #endif
 
 #include <algorithm>

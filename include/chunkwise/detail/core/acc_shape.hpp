@@ -97,6 +97,21 @@ std::vector<std::size_t> row_shape(const R& rows, std::size_t& count) {
     return out;
 }
 
+/// What a statistic of scalars (histogram, quantiles) adds besides add(x): add_all.
+template <class Derived>
+class adds_each {
+public:
+    /// Adds every value of a range or tensor (a std::vector, an xtensor array, ...), once each.
+    template <class Values>
+        requires requires(const Values& v) {
+            std::begin(v);
+            std::end(v);
+        }
+    void add_all(const Values& values) {
+        for (const auto& x : values) static_cast<Derived&>(*this).add(static_cast<double>(x));
+    }
+};
+
 /// T is something a statistic accumulates: an arithmetic scalar or an arithmetic tensor.
 template <class T>
 concept accumulable = (std::is_arithmetic_v<T> && !std::is_same_v<T, bool>) || arithmetic_tensor<T>;
@@ -332,6 +347,11 @@ public:
         put<std::uint64_t>(v.size());
         if (v.size() > 0) out_.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(V));
     }
+    /// put_all of each state vector, in order.
+    template <class... E>
+    void put_each(const E&... v) {
+        (put_all(v), ...);
+    }
     template <class S>
     void put_shape(const S& s) {
         put<std::uint8_t>(s.fixed() ? 1 : 0);
@@ -367,6 +387,16 @@ public:
     template <class E>
     void get_into(E& out) {
         out.assign_from(get_all<std::remove_cvref_t<decltype(*out.data())>>());
+    }
+    /// What put_each wrote, into each state vector; each must hold the elements of `shape` (none
+    /// where it is not fixed). \throws codec_error naming `who` otherwise
+    template <class S, class... E>
+    void get_each(const S& shape, const char* who, E&... v) {
+        (get_into(v), ...);
+        const std::size_t n = shape.fixed() ? shape.size() : 0;
+        if (((v.size() != n) || ...)) {
+            throw codec_error(std::string("[chunkwise.acc] ") + who + ": state of the wrong size");
+        }
     }
     /// The shape written by put_shape (a scalar's: empty, one element).
     shape_state get_shape() {

@@ -1,7 +1,9 @@
 #pragma once
-// Internal: the clock every timing in chunkwise uses, the read and lock time a thread has
-// reported so far (read_scope, the HDF5 library lock), which executors sample around each stretch
-// of blocks, UTC timestamps, and the host name.
+// Internal: the clock every timing in chunkwise uses (<chunkwise/clock.hpp>), the read and lock
+// time a thread has reported so far (read_scope, the HDF5 library lock), which executors sample
+// around each stretch of blocks, UTC timestamps, and the host name.
+#include <chunkwise/clock.hpp>
+
 #include <unistd.h>  // gethostname
 
 #include <chrono>
@@ -10,11 +12,8 @@
 
 namespace chunkwise::detail {
 
-using clock = std::chrono::steady_clock;
-
-[[nodiscard]] inline double seconds_since(clock::time_point t0) noexcept {
-    return std::chrono::duration<double>(clock::now() - t0).count();
-}
+using chunkwise::clock;          // <chunkwise/clock.hpp>
+using chunkwise::seconds_since;  // <chunkwise/clock.hpp>
 
 /// Read seconds reported on this thread so far (read_scope adds to it).
 inline thread_local double thread_read_seconds = 0;

@@ -88,6 +88,21 @@ inline double exact_value(const std::vector<double>& small, const std::vector<do
 #define CHUNKWISE_COLD
 #endif
 
+/// A value's deviation from the running mean `m` in the frame `shift`, where it would leave the
+/// double range: the frame moved to 0 if x is more than DBL_MAX from it, and the deviation returned
+/// halved (`half`: true) if it is still too large, else whole.
+inline double far_deviation(double& shift, double& m, double x, bool& half) noexcept {
+    double v = x - shift;
+    if (!std::isfinite(v)) {
+        m += shift;  // the running mean itself: finite
+        shift = 0;
+        v = x;
+    }
+    const double d = v - m;
+    half = !std::isfinite(d);
+    return half ? v * 0.5 - m * 0.5 : d;
+}
+
 /// welford_add where the deviation d is not finite: x is ±inf or NaN, the element is marked, or x
 /// lies more than DBL_MAX from the shift or the mean.
 CHUNKWISE_COLD inline void welford_add_far(double& shift, double& mean, double& m2, double x, double n) noexcept {
@@ -102,21 +117,16 @@ CHUNKWISE_COLD inline void welford_add_far(double& shift, double& mean, double& 
         return;
     }
     // Measured from 0, in halves where even that is too far.
-    double v = x - shift;
-    if (!std::isfinite(v)) {
-        mean += shift;  // the running mean itself: finite
-        shift = 0;
-        v = x;
-    }
-    const double d = v - mean;
-    if (std::isfinite(d)) {
+    bool half = false;
+    const double d = far_deviation(shift, mean, x, half);
+    const double v = x - shift;
+    if (!half) {
         mean += d / n;
         m2 += d * (v - mean);
         return;
     }
-    const double h = v * 0.5 - mean * 0.5;  // d / 2
-    mean += h / (n * 0.5);
-    m2 += 2.0 * (h * (v - mean));  // beyond DBL_MAX: inf
+    mean += d / (n * 0.5);         // d is half the deviation
+    m2 += 2.0 * (d * (v - mean));  // beyond DBL_MAX: inf
 }
 
 /// One element of a variance: adds x, the n-th value (n counts it). The state is the shift (a

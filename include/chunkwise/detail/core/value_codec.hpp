@@ -12,6 +12,7 @@
 // | tensor     | rank, then each extent  | rank, extents (u64), then elements    |
 #include <chunkwise/detail/core/value_kinds.hpp>
 #include <chunkwise/error.hpp>
+#include <chunkwise/mergeable.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -59,15 +60,9 @@ inline std::uint64_t read_u64(std::string_view& bytes) {
     return v;
 }
 
-/// A type that writes its own state as bytes and reads it back (the statistics of
-/// <chunkwise/accumulate.hpp>, and user types that choose to): it travels between ranks as those
-/// bytes and is checkpointed as them, without Boost.Serialization.
+/// Deprecated name of chunkwise::byte_codable (<chunkwise/mergeable.hpp>), kept for one release.
 template <class R>
-concept byte_codable = requires(const R& r, std::string& out, std::string_view in) {
-    { R::type_name() } -> std::convertible_to<std::string>;
-    r.save_bytes(out);
-    { R::load_bytes(in) } -> std::convertible_to<R>;
-};
+concept byte_codable = chunkwise::byte_codable<R>;
 
 /// How a value of R travels as raw elements; `raw` is false where it needs another encoding.
 template <class R>

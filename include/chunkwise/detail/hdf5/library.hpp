@@ -139,18 +139,25 @@ private:
     closer close_ = nullptr;
 };
 
-/// "/a/b" for "a/b", "/a/b/", "./a/b", "/a//b" and "/a/./b": the absolute path HDF5 resolves.
-inline std::string normalize_path(const std::string& path) {
-    std::string out;
+/// The components of an HDF5 path, as HDF5 resolves it: {"a", "b"} for "a/b", "/a/b/", "./a/b",
+/// "/a//b" and "/a/./b"; none for "/".
+inline std::vector<std::string> path_parts(const std::string& path) {
+    std::vector<std::string> parts;
     std::size_t pos = 0;
     while (pos <= path.size()) {
         std::size_t next = path.find('/', pos);
         if (next == std::string::npos) next = path.size();
-        const std::string part = path.substr(pos, next - pos);
+        std::string part = path.substr(pos, next - pos);
         pos = next + 1;
-        if (part.empty() || part == ".") continue;
-        out += "/" + part;
+        if (!part.empty() && part != ".") parts.push_back(std::move(part));
     }
+    return parts;
+}
+
+/// "/a/b" for "a/b", "/a/b/", "./a/b", "/a//b" and "/a/./b": the absolute path HDF5 resolves.
+inline std::string normalize_path(const std::string& path) {
+    std::string out;
+    for (const std::string& part : path_parts(path)) out += "/" + part;
     return out.empty() ? "/" : out;
 }
 

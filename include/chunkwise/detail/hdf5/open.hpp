@@ -28,14 +28,11 @@ namespace chunkwise::h5::detail {
 inline void check_dataset_path(const dataset_state& s) {
     std::string prefix;
     std::string walked = "/";
-    std::size_t pos = 1;
     const std::string& path = s.path;
-    if (path == "/") s.fail("the root group '/' is not a dataset");
-    while (pos <= path.size()) {
-        std::size_t next = path.find('/', pos);
-        if (next == std::string::npos) next = path.size();
-        const std::string part = path.substr(pos, next - pos);
-        pos = next + 1;
+    const std::vector<std::string> parts = path_parts(path);
+    if (parts.empty()) s.fail("the root group '/' is not a dataset");
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+        const std::string& part = parts[i];
         prefix += "/" + part;
         const htri_t exists = H5Lexists(s.file_h.get(), prefix.c_str(), H5P_DEFAULT);
         if (exists <= 0) {
@@ -44,7 +41,7 @@ inline void check_dataset_path(const dataset_state& s) {
             s.fail("no dataset '" + path + "': '" + part + "' is not in group '" + walked + "', which holds " +
                    (members.empty() ? std::string("nothing") : join(members)));
         }
-        const bool last = pos > path.size();
+        const bool last = i + 1 == parts.size();
         if (last) {
             // Opening a dataset whose layout message is damaged can crash HDF5 1.10 itself.
             if (const probe_file* f = probed_file_of(s.file_h.get())) {

@@ -4,13 +4,13 @@
 // pipeline with each filter's parameters, the file descriptor(s) the raw bytes are read from, and
 // the cache of chunk locations (file, address, stored size, filter mask) learnt through the probe
 // driver, once per chunk, under the library lock.
-#include <chunkwise/detail/hdf5/btree_index.hpp>
-#include <chunkwise/detail/hdf5/chunk_index.hpp>
 #include <chunkwise/detail/hdf5/filters/table.hpp>
-#include <chunkwise/detail/hdf5/header_check.hpp>
+#include <chunkwise/detail/hdf5/format/btree1.hpp>
+#include <chunkwise/detail/hdf5/format/object_header.hpp>
 #include <chunkwise/detail/hdf5/library.hpp>
 #include <chunkwise/detail/hdf5/names.hpp>
-#include <chunkwise/detail/hdf5/probe_driver.hpp>
+#include <chunkwise/detail/hdf5/read/locate.hpp>
+#include <chunkwise/detail/hdf5/read/probe_driver.hpp>
 #include <chunkwise/detail/hdf5/types.hpp>
 #include <chunkwise/hdf5/error.hpp>
 

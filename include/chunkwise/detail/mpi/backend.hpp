@@ -14,6 +14,7 @@
 #include <chunkwise/detail/mpi/transfer.hpp>
 #include <chunkwise/detail/mpi/values.hpp>
 #include <chunkwise/failure.hpp>
+#include <chunkwise/mpi/schedule.hpp>
 #include <chunkwise/partial_results.hpp>
 #include <chunkwise/stats.hpp>
 
@@ -32,13 +33,6 @@
 #include <vector>
 
 namespace chunkwise {
-
-/// How an MPI policy assigns blocks to ranks.
-enum class mpi_schedule {
-    contiguous,  ///< rank r gets the r-th of size() balanced contiguous runs of blocks (default)
-    dynamic,     ///< ranks take blocks on demand from a shared counter (MPI-3 fetch-and-add on
-                 ///< rank 0's memory); for blocks of uneven cost. Every rank computes.
-};
 
 namespace detail {
 

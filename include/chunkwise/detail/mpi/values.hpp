@@ -223,7 +223,7 @@ std::vector<R> gather_values(const boost::mpi::communicator& comm, std::vector<R
             });
         }
         settle_root(comm, rank, root, decoded, "decoding the results failed");
-    } else if constexpr (byte_codable<R>) {
+    } else if constexpr (chunkwise::byte_codable<R>) {
         // Types that write their own bytes: the bytes and each value's length travel raw.
         std::vector<char> bytes;
         std::vector<std::uint64_t> lengths;
@@ -315,7 +315,7 @@ void broadcast_values(const boost::mpi::communicator& comm, std::vector<R>& valu
             });
         }
         settle(comm, decoded, "decoding a result failed");
-    } else if constexpr (byte_codable<R>) {
+    } else if constexpr (chunkwise::byte_codable<R>) {
         std::vector<char> bytes;
         std::vector<std::uint64_t> lengths;
         std::string packed;

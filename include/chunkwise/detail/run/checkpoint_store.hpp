@@ -18,8 +18,8 @@
 // (a torn tail), never a record that passes its checksums. Records of 0.2's format ("cwCKrec1",
 // one checksum over everything) are still read, each checked whole when indexed. Anything in the
 // folder that is not a regular file is skipped and reported (notes()), never opened blocking.
-#include <chunkwise/detail/core/posix_io.hpp>
 #include <chunkwise/checkpoint.hpp>
+#include <chunkwise/detail/core/posix_io.hpp>
 
 #include <fcntl.h>
 #include <sys/stat.h>

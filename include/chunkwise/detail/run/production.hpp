@@ -5,11 +5,11 @@
 // the whole run, from a counter every rank adds to). Plugged into detail::run_blocks in place of
 // plain_run.
 #include <chunkwise/checkpoint.hpp>
-#include <chunkwise/detail/run/checkpoint_store.hpp>
 #include <chunkwise/detail/core/block_identity.hpp>
 #include <chunkwise/detail/core/clock.hpp>
 #include <chunkwise/detail/core/execute.hpp>
 #include <chunkwise/detail/core/policy_access.hpp>
+#include <chunkwise/detail/run/checkpoint_store.hpp>
 #include <chunkwise/detail/run/reporter.hpp>
 #include <chunkwise/policy.hpp>
 

@@ -174,6 +174,7 @@ inline std::size_t bitshuffle_max_encoded(const std::vector<unsigned>& cd, std::
 inline const codec bitshuffle_codec{
     .id = bitshuffle_filter_id,
     .name = "bitshuffle",
+    .provider = "Debian package bitshuffle",
     .accepts = [](const std::vector<unsigned>& cd) -> std::string {
         if (cd.size() < 3 || cd[2] == 0) return "bitshuffle parameters without an element size";
         const unsigned compression = cd.size() > 4 ? cd[4] : 0;

@@ -59,27 +59,79 @@ inline std::size_t blosc_encode(const unsigned char* in, std::size_t n, std::vec
 /// Blosc stores a buffer it cannot shrink as it is, after its 16-byte header (BLOSC_MAX_OVERHEAD).
 inline std::size_t blosc_max_encoded(const std::vector<unsigned>&, std::size_t n) { return bound_add(n, 16); }
 
+/// Blosc's inner codecs as the plugin numbers them ("blosc:NAME"; "" is lz4): -1 where unknown.
+inline int blosc_code(const std::string& variant) {
+    if (variant.empty() || variant == "lz4") return 1;
+    if (variant == "blosclz") return 0;
+    if (variant == "lz4hc") return 2;
+    if (variant == "zlib") return 4;
+    if (variant == "zstd") return 5;
+    return -1;
+}
+/// The inner codec's name for c-blosc.
+inline const char* blosc_codec_name(int code) {
+    switch (code) {
+        case 0: return "blosclz";
+        case 2: return "lz4hc";
+        case 4: return "zlib";
+        case 5: return "zstd";
+        default: return "lz4";
+    }
+}
+/// Its check: a known inner codec, a level 0-9.
+inline std::string blosc_check(const encode_request& r) {
+    if (blosc_code(r.variant) < 0) return "names a Blosc codec that is not one of lz4, lz4hc, zstd, zlib, blosclz";
+    return r.level >= 0 && r.level <= 9 ? std::string() : "level must be 0-9, got " + std::to_string(r.level);
+}
+/// The plugin's parameters: revision, format, type size, chunk bytes, level, shuffle, codec.
+inline std::vector<unsigned> blosc_parameters(const encode_request& r) {
+    return {2, 2, static_cast<unsigned>(r.elem_size), static_cast<unsigned>(r.chunk_bytes),
+            static_cast<unsigned>(r.level > 0 ? r.level : 5), r.shuffle ? 1u : 0u,
+            static_cast<unsigned>(blosc_code(r.variant))};
+}
+
 #if defined(CHUNKWISE_USE_BLOSC)
 inline const codec blosc_codec{
     .id = blosc_filter_id,
     .name = "blosc",
+    .provider = "Debian package hdf5-filter-plugin-blosc-serial",
     .accepts = accepts_all,
     .stated_size = [](const std::vector<unsigned>&, const unsigned char* in, std::size_t n) { return blosc_stated(in, n); },
     .decode = [](const std::vector<unsigned>&, const unsigned char* in, std::size_t n, unsigned char* out,
                  std::size_t cap) { return blosc_decode(in, n, out, cap); },
     .trim = nullptr,
     .max_encoded = blosc_max_encoded,
-    .library = []() -> std::string { return std::string("libblosc ") + blosc_get_version_string(); }};
+    .library = []() -> std::string { return std::string("libblosc ") + blosc_get_version_string(); },
+    .option = "blosc",
+    .check = blosc_check,
+    .parameters = blosc_parameters,
+    .encode = [](const encode_request& r, const unsigned char* in, std::size_t n, std::vector<unsigned char>& out) {
+        return blosc_encode(in, n, out, r.elem_size, r.level > 0 ? r.level : 5,
+                            r.shuffle ? blosc_shuffle::byte : blosc_shuffle::none,
+                            blosc_codec_name(blosc_code(r.variant)));
+    },
+    .own_shuffle = true,
+    .needs = "blosc",
+    .variants = "lz4, lz4hc, zstd, zlib, blosclz"};
 #else
-// Without libblosc, HDF5 (its plugin) decodes these chunks.
+// Without libblosc, HDF5 (its plugin) decodes these chunks, and chunkwise does not write them.
 inline const codec blosc_codec{
     .id = blosc_filter_id,
     .name = "blosc",
+    .provider = "Debian package hdf5-filter-plugin-blosc-serial",
     .accepts = [](const std::vector<unsigned>&) -> std::string { return "chunkwise was built without libblosc"; },
     .stated_size = nullptr,
     .decode = nullptr,
     .trim = nullptr,
-    .max_encoded = blosc_max_encoded};
+    .max_encoded = blosc_max_encoded,
+    .library = nullptr,
+    .option = "blosc",
+    .check = [](const encode_request&) { return built_without("libblosc", "libblosc-dev"); },
+    .parameters = blosc_parameters,
+    .encode = nullptr,
+    .own_shuffle = true,
+    .needs = "blosc",
+    .variants = "lz4, lz4hc, zstd, zlib, blosclz"};
 #endif
 
 }  // namespace chunkwise::h5::detail

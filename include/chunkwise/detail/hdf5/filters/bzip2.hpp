@@ -64,10 +64,20 @@ inline std::size_t bzip2_encode(const unsigned char* in, std::size_t n, std::vec
 /// bzip2's documented worst case: 1% more and 600 bytes.
 inline std::size_t bzip2_max_encoded(const std::vector<unsigned>&, std::size_t n) { return bound_add(n, n / 100 + 600); }
 
+/// Its check: the level is the block size, 1-9 (0: 9, the plugin's default).
+inline std::string bzip2_check(const encode_request& r) {
+    return r.level >= 0 && r.level <= 9 ? std::string() : "level must be 0-9, got " + std::to_string(r.level);
+}
+/// The plugin's parameter: the block size in 100 kB (1-9).
+inline std::vector<unsigned> bzip2_parameters(const encode_request& r) {
+    return {static_cast<unsigned>(r.level > 0 ? r.level : 9)};
+}
+
 #if defined(CHUNKWISE_USE_BZIP2)
 inline const codec bzip2_codec{
     .id = bzip2_filter_id,
     .name = "bzip2",
+    .provider = "Debian package hdf5-filter-plugin",
     .accepts = accepts_all,
     .stated_size = [](const std::vector<unsigned>&, const unsigned char*, std::size_t) -> std::size_t { return 0; },
     .decode = [](const std::vector<unsigned>&, const unsigned char* in, std::size_t n, unsigned char* out,
@@ -77,17 +87,33 @@ inline const codec bzip2_codec{
     .library = []() -> std::string {
         const std::string v = BZ2_bzlibVersion();
         return "libbz2 " + v.substr(0, v.find(','));
-    }};
+    },
+    .option = "bzip2",
+    .check = bzip2_check,
+    .parameters = bzip2_parameters,
+    .encode = [](const encode_request& r, const unsigned char* in, std::size_t n, std::vector<unsigned char>& out) {
+        return bzip2_encode(in, n, out, r.level > 0 ? r.level : 9);
+    },
+    .own_shuffle = false,
+    .needs = "bzip2"};
 #else
-// Without libbz2, HDF5 (its plugin) decodes these chunks.
+// Without libbz2, HDF5 (its plugin) decodes these chunks, and chunkwise does not write them.
 inline const codec bzip2_codec{
     .id = bzip2_filter_id,
     .name = "bzip2",
+    .provider = "Debian package hdf5-filter-plugin",
     .accepts = [](const std::vector<unsigned>&) -> std::string { return "chunkwise was built without libbz2"; },
     .stated_size = nullptr,
     .decode = nullptr,
     .trim = nullptr,
-    .max_encoded = bzip2_max_encoded};
+    .max_encoded = bzip2_max_encoded,
+    .library = nullptr,
+    .option = "bzip2",
+    .check = [](const encode_request&) { return built_without("libbz2", "libbz2-dev"); },
+    .parameters = bzip2_parameters,
+    .encode = nullptr,
+    .own_shuffle = false,
+    .needs = "bzip2"};
 #endif
 
 }  // namespace chunkwise::h5::detail

@@ -1,8 +1,8 @@
 #pragma once
-// Internal: what a filter chunkwise decodes itself is — its id and names, which parameters it
-// decodes, how large its output is where the encoded data says so, and the decode itself — and
-// the registry of filters HDF5 users meet (names and the Debian packages of their HDF5 plugins),
-// for messages. One header per filter in this folder; table.hpp lists them.
+// Internal: what a filter is to chunkwise (`codec`): its id, names and plugin; which parameters it
+// decodes, how large its output may be, the decode itself; and, where chunkwise writes it, its
+// option name, checks, creation parameters and encoder. One header per filter in this folder;
+// table.hpp lists them all, and everything else (messages, the writers, the doctor) reads that list.
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>
@@ -11,12 +11,28 @@
 
 namespace chunkwise::h5::detail {
 
-/// A filter chunkwise decodes in the reading thread, outside any lock. Every function is
-/// reentrant and bounded: it reads only [in, in + n), writes only [out, out + cap), and throws
-/// std::runtime_error naming what is wrong where the data is damaged or decodes to more than cap.
+/// What a write asks of one filter: `variant` (Blosc's inner codec, from "blosc:NAME"; "" by
+/// default), its level (0: the codec's default), whether the codec shuffles the bytes itself
+/// (its `own_shuffle`), and the element and chunk sizes of the dataset.
+struct encode_request {
+    std::string variant;
+    int level = 0;
+    bool shuffle = false;
+    std::size_t elem_size = 1;
+    std::size_t chunk_bytes = 0;
+};
+
+/// One HDF5 filter as chunkwise knows it: its id, names and plugin, how chunkwise decodes it in
+/// the reading thread (or why not: HDF5 then does), and how chunkwise writes it where it does.
+/// filters/table.hpp lists one for every filter HDF5 users meet; a new filter is one header in this
+/// folder holding its `codec` and one line there. Every function is reentrant and bounded: it
+/// reads only [in, in + n), writes only [out, out + cap), and throws std::runtime_error naming
+/// what is wrong where the data is damaged or decodes to more than cap.
 struct codec {
     int id = 0;
     const char* name = "";
+    /// Where other readers get its HDF5 plugin: a Debian package, or what else provides it.
+    const char* provider = "";
     /// "" where chunks with these parameters (the filter's client data as stored) are decoded
     /// here, else why not (then HDF5 decodes them).
     std::string (*accepts)(const std::vector<unsigned>& cd) = nullptr;
@@ -35,7 +51,39 @@ struct codec {
     /// The library this build decodes it with, and its version as loaded ("liblz4 1.9.4"); "" for
     /// chunkwise's own code; null where this build does not decode it (HDF5 then does).
     std::string (*library)() = nullptr;
+
+    // ---- writing (null where chunkwise does not write the filter) ----
+    /// Its name as h5::write_options::codec (Blosc also takes "blosc:NAME"), or null: written only
+    /// as HDF5's own deflate and shuffle options, or not at all.
+    const char* option = nullptr;
+    /// "" where this build writes it with these options, else why not, to follow "codec 'NAME' ":
+    /// "level must be 0-9, got 12", "needs chunkwise::hdf5 built with liblz4 (Debian: ...)".
+    std::string (*check)(const encode_request& r) = nullptr;
+    /// Its creation parameters (client data) as its plugin states them.
+    std::vector<unsigned> (*parameters)(const encode_request& r) = nullptr;
+    /// One chunk's bytes [in, in + n) encoded into out (resized); returns the encoded size.
+    std::size_t (*encode)(const encode_request& r, const unsigned char* in, std::size_t n,
+                          std::vector<unsigned char>& out) = nullptr;
+    /// True where the codec shuffles bytes itself (Blosc): write_options::shuffle goes to it, not to
+    /// HDF5's shuffle filter before it.
+    bool own_shuffle = false;
+    /// The codec library CMake finds for it (CHUNKWISE_USE_<NEEDS>, one of CHUNKWISE_CODECS in
+    /// cmake/chunkwise-find-hdf5.cmake), or null where it needs none besides zlib.
+    const char* needs = nullptr;
+    /// The inner codecs `option:NAME` may name (Blosc's), or null: the option takes none.
+    const char* variants = nullptr;
 };
+
+/// `codec::accepts` of a codec that decodes every parameter set.
+inline std::string accepts_all(const std::vector<unsigned>&) { return {}; }
+
+/// `codec::accepts` of a filter only HDF5 decodes.
+inline std::string decoded_by_hdf5(const std::vector<unsigned>&) { return "no decoder in chunkwise"; }
+
+/// `check`'s message for a codec built without its library.
+inline std::string built_without(const char* library, const char* package) {
+    return std::string("needs chunkwise::hdf5 built with ") + library + " (Debian: " + package + ")";
+}
 
 /// No bound: a size a codec cannot limit.
 inline constexpr std::size_t unbounded = static_cast<std::size_t>(-1);
@@ -53,55 +101,6 @@ constexpr std::size_t lz4_bound(std::size_t n) noexcept { return bound_add(n, n 
 /// Zstandard's worst case for n bytes (ZSTD_COMPRESSBOUND).
 constexpr std::size_t zstd_bound(std::size_t n) noexcept {
     return bound_add(n, (n >> 8) + (n < (std::size_t{128} << 10) ? ((std::size_t{128} << 10) - n) >> 11 : 0));
-}
-
-/// `codec::accepts` of a codec that decodes every parameter set.
-inline std::string accepts_all(const std::vector<unsigned>&) { return {}; }
-
-/// A filter HDF5 users meet: its id, its usual name, and where its HDF5 plugin comes from.
-struct known_filter {
-    int id;
-    const char* name;
-    const char* provider;  // a Debian package, or where else to get it
-};
-
-inline const std::vector<known_filter>& known_filters() {
-    static const std::vector<known_filter> all{
-        {1, "deflate", "built into HDF5"},
-        {2, "shuffle", "built into HDF5"},
-        {3, "fletcher32", "built into HDF5"},
-        {4, "szip", "HDF5 built with szip or libaec"},
-        {5, "nbit", "built into HDF5"},
-        {6, "scaleoffset", "built into HDF5"},
-        {305, "lzo", "no Debian package (the HDF5 plugin of PyTables)"},
-        {307, "bzip2", "Debian package hdf5-filter-plugin"},
-        {32000, "lzf", "Debian package hdf5-plugin-lzf (or bitshuffle)"},
-        {32001, "blosc", "Debian package hdf5-filter-plugin-blosc-serial"},
-        {32004, "lz4", "Debian package hdf5-filter-plugin"},
-        {32008, "bitshuffle", "Debian package bitshuffle"},
-        {32013, "zfp", "no Debian package (H5Z-ZFP, or hdf5plugin)"},
-        {32015, "zstd", "no Debian 12 package (netCDF-C's or hdf5plugin's HDF5 plugin)"},
-        {32017, "sz", "no Debian package (SZ's HDF5 plugin, or hdf5plugin)"},
-        {32020, "vbz", "no Debian package (Oxford Nanopore's vbz plugin)"},
-        {32026, "blosc2", "no Debian 12 package (hdf5plugin)"},
-    };
-    return all;
-}
-
-/// The usual name of filter `id` ("filter 12345" where unknown).
-inline std::string filter_name(int id) {
-    for (const auto& f : known_filters()) {
-        if (f.id == id) return f.name;
-    }
-    return "filter " + std::to_string(id);
-}
-
-/// Where filter `id`'s HDF5 plugin comes from, for messages ("" where unknown).
-inline std::string filter_provider(int id) {
-    for (const auto& f : known_filters()) {
-        if (f.id == id) return f.provider;
-    }
-    return {};
 }
 
 /// Big-endian reads, as the plugins' headers store their sizes.

@@ -75,6 +75,7 @@ inline std::size_t deflate_bytes(const unsigned char* in, std::size_t size, std:
 inline const codec deflate_codec{
     .id = H5Z_FILTER_DEFLATE,
     .name = "deflate",
+    .provider = "built into HDF5",
     // HDF5 checks the level even when reading (one parameter, 0-9), and so does chunkwise.
     .accepts = [](const std::vector<unsigned>& cd) -> std::string {
         return cd.size() == 1 && cd[0] <= 9 ? std::string() : std::string("a deflate level that is not 0-9");
@@ -94,6 +95,15 @@ inline const codec deflate_codec{
 #else
         return std::string("zlib ") + zlibVersion();
 #endif
+    },
+    // Written through write_options::deflate (its level), not `codec`.
+    .option = nullptr,
+    .check = [](const encode_request& r) -> std::string {
+        return r.level >= 1 && r.level <= 9 ? std::string() : "level must be 0-9, got " + std::to_string(r.level);
+    },
+    .parameters = [](const encode_request& r) { return std::vector<unsigned>{static_cast<unsigned>(r.level)}; },
+    .encode = [](const encode_request& r, const unsigned char* in, std::size_t n, std::vector<unsigned char>& out) {
+        return deflate_bytes(in, n, out, r.level);
     }};
 
 }  // namespace chunkwise::h5::detail

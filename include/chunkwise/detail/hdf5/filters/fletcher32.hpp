@@ -45,6 +45,7 @@ inline std::uint32_t fletcher32(const unsigned char* data, std::size_t len) noex
 inline const codec fletcher32_codec{
     .id = H5Z_FILTER_FLETCHER32,
     .name = "fletcher32",
+    .provider = "built into HDF5",
     .accepts = accepts_all,
     .stated_size = [](const std::vector<unsigned>&, const unsigned char*, std::size_t n) -> std::size_t {
         return n < 4 ? 0 : n - 4;

@@ -100,10 +100,14 @@ inline std::size_t lz4_max_encoded(const std::vector<unsigned>& cd, std::size_t 
     return bound_add(bound_add(n, 12), bound_mul(blocks, 4));
 }
 
+/// chunkwise writes LZ4 with the plugin's default block size (one block per chunk).
+inline std::vector<unsigned> lz4_parameters(const encode_request&) { return {0}; }
+
 #if defined(CHUNKWISE_USE_LZ4)
 inline const codec lz4_codec{
     .id = lz4_filter_id,
     .name = "lz4",
+    .provider = "Debian package hdf5-filter-plugin",
     .accepts = accepts_all,
     .stated_size = [](const std::vector<unsigned>&, const unsigned char* in, std::size_t n) -> std::size_t {
         return n < 8 ? 0
@@ -114,17 +118,33 @@ inline const codec lz4_codec{
                  std::size_t cap) { return lz4_decode(in, n, out, cap); },
     .trim = nullptr,
     .max_encoded = lz4_max_encoded,
-    .library = []() -> std::string { return std::string("liblz4 ") + LZ4_versionString(); }};
+    .library = []() -> std::string { return std::string("liblz4 ") + LZ4_versionString(); },
+    .option = "lz4",
+    .check = [](const encode_request&) { return std::string(); },
+    .parameters = lz4_parameters,
+    .encode = [](const encode_request&, const unsigned char* in, std::size_t n, std::vector<unsigned char>& out) {
+        return lz4_encode(in, n, out, 0);
+    },
+    .own_shuffle = false,
+    .needs = "lz4"};
 #else
-// Without liblz4, HDF5 (its plugin) decodes these chunks.
+// Without liblz4, HDF5 (its plugin) decodes these chunks, and chunkwise does not write them.
 inline const codec lz4_codec{
     .id = lz4_filter_id,
     .name = "lz4",
+    .provider = "Debian package hdf5-filter-plugin",
     .accepts = [](const std::vector<unsigned>&) -> std::string { return "chunkwise was built without liblz4"; },
     .stated_size = nullptr,
     .decode = nullptr,
     .trim = nullptr,
-    .max_encoded = lz4_max_encoded};
+    .max_encoded = lz4_max_encoded,
+    .library = nullptr,
+    .option = "lz4",
+    .check = [](const encode_request&) { return built_without("liblz4", "liblz4-dev"); },
+    .parameters = lz4_parameters,
+    .encode = nullptr,
+    .own_shuffle = false,
+    .needs = "lz4"};
 #endif
 
 }  // namespace chunkwise::h5::detail

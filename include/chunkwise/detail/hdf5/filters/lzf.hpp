@@ -50,6 +50,7 @@ inline std::size_t lzf_decode(const unsigned char* in, std::size_t n, unsigned c
 inline const codec lzf_codec{
     .id = 32000,
     .name = "lzf",
+    .provider = "Debian package hdf5-plugin-lzf (or bitshuffle)",
     .accepts = accepts_all,
     .stated_size = [](const std::vector<unsigned>&, const unsigned char*, std::size_t) -> std::size_t { return 0; },
     .decode = [](const std::vector<unsigned>&, const unsigned char* in, std::size_t n, unsigned char* out,

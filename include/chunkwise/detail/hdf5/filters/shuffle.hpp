@@ -105,6 +105,7 @@ inline void shuffle_bytes(const unsigned char* in, unsigned char* out, std::size
 inline const codec shuffle_codec{
     .id = H5Z_FILTER_SHUFFLE,
     .name = "shuffle",
+    .provider = "built into HDF5",
     .accepts = [](const std::vector<unsigned>& cd) -> std::string {
         return cd.size() == 1 && cd[0] != 0 ? std::string() : std::string("shuffle parameters HDF5 refuses");
     },
@@ -117,6 +118,15 @@ inline const codec shuffle_codec{
     },
     .trim = nullptr,
     .max_encoded = [](const std::vector<unsigned>&, std::size_t n) -> std::size_t { return n; },
-    .library = []() -> std::string { return {}; }};
+    .library = []() -> std::string { return {}; },
+    // Written through write_options::shuffle, before the compressing filter.
+    .option = nullptr,
+    .check = [](const encode_request&) { return std::string(); },
+    .parameters = [](const encode_request& r) { return std::vector<unsigned>{static_cast<unsigned>(r.elem_size)}; },
+    .encode = [](const encode_request& r, const unsigned char* in, std::size_t n, std::vector<unsigned char>& out) {
+        out.resize(n);
+        shuffle_bytes(in, out.data(), n, r.elem_size);
+        return n;
+    }};
 
 }  // namespace chunkwise::h5::detail

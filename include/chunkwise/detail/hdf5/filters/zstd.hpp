@@ -61,27 +61,53 @@ inline std::size_t zstd_encode(const unsigned char* in, std::size_t n, std::vect
 /// One Zstandard frame per chunk: ZSTD_compressBound.
 inline std::size_t zstd_max_encoded(const std::vector<unsigned>&, std::size_t n) { return zstd_bound(n); }
 
+/// The level it is written at (0: Zstandard's default, 3) and its check.
+inline std::string zstd_check(const encode_request& r) {
+    return r.level >= 0 && r.level <= 22 ? std::string() : "level must be 0-22, got " + std::to_string(r.level);
+}
+/// The plugin's parameter: the level.
+inline std::vector<unsigned> zstd_parameters(const encode_request& r) {
+    return {static_cast<unsigned>(r.level > 0 ? r.level : 3)};
+}
+
 #if defined(CHUNKWISE_USE_ZSTD)
 inline const codec zstd_codec{
     .id = zstd_filter_id,
     .name = "zstd",
+    .provider = "no Debian 12 package (netCDF-C's or hdf5plugin's HDF5 plugin)",
     .accepts = accepts_all,
     .stated_size = [](const std::vector<unsigned>&, const unsigned char* in, std::size_t n) { return zstd_stated(in, n); },
     .decode = [](const std::vector<unsigned>&, const unsigned char* in, std::size_t n, unsigned char* out,
                  std::size_t cap) { return zstd_decode(in, n, out, cap); },
     .trim = nullptr,
     .max_encoded = zstd_max_encoded,
-    .library = []() -> std::string { return std::string("libzstd ") + ZSTD_versionString(); }};
+    .library = []() -> std::string { return std::string("libzstd ") + ZSTD_versionString(); },
+    .option = "zstd",
+    .check = zstd_check,
+    .parameters = zstd_parameters,
+    .encode = [](const encode_request& r, const unsigned char* in, std::size_t n, std::vector<unsigned char>& out) {
+        return zstd_encode(in, n, out, r.level > 0 ? r.level : 3);
+    },
+    .own_shuffle = false,
+    .needs = "zstd"};
 #else
-// Without libzstd, HDF5 (its plugin) decodes these chunks.
+// Without libzstd, HDF5 (its plugin) decodes these chunks, and chunkwise does not write them.
 inline const codec zstd_codec{
     .id = zstd_filter_id,
     .name = "zstd",
+    .provider = "no Debian 12 package (netCDF-C's or hdf5plugin's HDF5 plugin)",
     .accepts = [](const std::vector<unsigned>&) -> std::string { return "chunkwise was built without libzstd"; },
     .stated_size = nullptr,
     .decode = nullptr,
     .trim = nullptr,
-    .max_encoded = zstd_max_encoded};
+    .max_encoded = zstd_max_encoded,
+    .library = nullptr,
+    .option = "zstd",
+    .check = [](const encode_request&) { return built_without("libzstd", "libzstd-dev"); },
+    .parameters = zstd_parameters,
+    .encode = nullptr,
+    .own_shuffle = false,
+    .needs = "zstd"};
 #endif
 
 }  // namespace chunkwise::h5::detail

@@ -5,7 +5,7 @@
 // chunks, e.g. (13, 3495, 1) of a (frames, atoms, 3) trajectory: one coordinate of a few
 // thousand atoms) scatter at memory speed rather than one call per element; chunks one element
 // wide on the last axis, side by side, are woven together (interleave_box).
-#include <chunkwise/detail/hdf5/decode.hpp>
+#include <chunkwise/detail/hdf5/read/convert.hpp>
 
 #include <algorithm>
 #include <cstddef>

@@ -1,11 +1,13 @@
 #pragma once
 // Internal: creating datasets for h5::write and h5::write_blocks: the creation properties
-// (chunks, shuffle, deflate; automatic chunks of whole rows), and a file + dataset being written
+// (chunks; the filters a write applies, from the filter table; automatic chunks of whole rows), and a file + dataset being written
 // that either completes — every close checked, since HDF5 writes cached data when closing — or
 // leaves nothing behind that would make a retry fail with "already exists": a file it created is
 // removed, a dataset it added to an existing file is unlinked.
+#include <chunkwise/detail/hdf5/filters/table.hpp>
 #include <chunkwise/detail/hdf5/library.hpp>
 #include <chunkwise/hdf5/error.hpp>
+#include <chunkwise/hdf5/write_options.hpp>
 
 #include <hdf5.h>
 
@@ -17,23 +19,10 @@
 #include <filesystem>
 #include <string>
 #include <system_error>
+#include <utility>
 #include <vector>
 
 namespace chunkwise::h5 {
-
-/// How `write` and `write_blocks` store a dataset.
-struct write_options {
-    std::vector<std::size_t> chunk;  ///< chunk shape; empty: contiguous (or automatic when compressing)
-    int deflate = 0;                 ///< 0: no compression; 1-9: deflate level (chunked storage)
-    bool shuffle = false;            ///< byte shuffle before compressing (helps floats compress)
-    /// Instead of deflate, a codec chunkwise encodes itself, chunk by chunk: "lz4" (HDF5 filter
-    /// 32004), "zstd" (32015) or "blosc" (32001, its lz4 codec; "blosc:zstd", "blosc:lz4hc",
-    /// "blosc:zlib", "blosc:blosclz" pick another; `shuffle` is then Blosc's own). Each needs
-    /// chunkwise::hdf5 built with its library; readers need the filter's HDF5 plugin
-    /// (docs/hdf5.md, "Filters"). "" (the default): none.
-    std::string codec{};  // (initialized here: aggregate initialisation of the first three stays warning-free)
-    int level = 0;  ///< the codec's level; 0: its default (LZ4: none, Zstandard 3, Blosc 5)
-};
 
 namespace detail {
 
@@ -55,44 +44,6 @@ inline std::string options_text(const write_options& opt) {
            (opt.codec.empty() ? std::string() : ", codec " + opt.codec + " level " + std::to_string(opt.level));
 }
 
-/// The Blosc codec of a "blosc" or "blosc:NAME" option ("" for another codec option).
-inline std::string blosc_codec_of(const std::string& codec) {
-    if (codec == "blosc") return "lz4";
-    return codec.rfind("blosc:", 0) == 0 ? codec.substr(6) : std::string();
-}
-
-/// Why `opt.codec` cannot be written by this build ("" if it can).
-inline std::string codec_problem(const write_options& opt) {
-    const std::string& c = opt.codec;
-    if (c.empty()) return {};
-    if (opt.deflate > 0) return "deflate and codec '" + c + "' are both asked for: choose one";
-    if (c == "lz4") {
-#if defined(CHUNKWISE_USE_LZ4)
-        return {};
-#else
-        return "codec 'lz4' needs chunkwise::hdf5 built with liblz4 (Debian: liblz4-dev)";
-#endif
-    }
-    if (c == "zstd") {
-#if defined(CHUNKWISE_USE_ZSTD)
-        return opt.level >= 0 && opt.level <= 22 ? std::string() : "zstd level must be 0-22";
-#else
-        return "codec 'zstd' needs chunkwise::hdf5 built with libzstd (Debian: libzstd-dev)";
-#endif
-    }
-    const std::string b = blosc_codec_of(c);
-    if (!b.empty()) {
-#if defined(CHUNKWISE_USE_BLOSC)
-        if (b != "lz4" && b != "lz4hc" && b != "zstd" && b != "zlib" && b != "blosclz")
-            return "Blosc codec '" + b + "' is not one of lz4, lz4hc, zstd, zlib, blosclz";
-        return opt.level >= 0 && opt.level <= 9 ? std::string() : "blosc level must be 0-9";
-#else
-        return "codec '" + c + "' needs chunkwise::hdf5 built with libblosc (Debian: libblosc-dev)";
-#endif
-    }
-    return "codec '" + c + "' is not one of lz4, zstd, blosc, blosc:NAME";
-}
-
 /// Checks the options against the array's shape; fills in automatic chunks (whole rows, about
 /// 1 MiB) when compressing without a chunk shape. Throws h5::error.
 inline void complete_options(write_options& opt, const std::vector<std::size_t>& shape, std::size_t elem_size,
@@ -106,7 +57,7 @@ inline void complete_options(write_options& opt, const std::vector<std::size_t>&
                     "write: the chunk shape has " + std::to_string(opt.chunk.size()) + " axes, the array " +
                         std::to_string(shape.size()));
     }
-    if (const std::string problem = codec_problem(opt); !problem.empty()) throw error(file, path, "write: " + problem);
+    if (const std::string problem = h5::codec_problem(opt); !problem.empty()) throw error(file, path, "write: " + problem);
     if ((opt.deflate > 0 || opt.shuffle || !opt.codec.empty()) && opt.chunk.empty()) {
         std::size_t row_bytes = elem_size;
         for (std::size_t d = 1; d < shape.size(); ++d) row_bytes *= std::max<std::size_t>(shape[d], 1);
@@ -150,32 +101,50 @@ inline std::string room_problem(const std::string& file, std::uintmax_t data_byt
     return {};
 }
 
-/// Sets `opt`'s chunk shape and filters (shuffle, deflate) on a dataset creation property list;
-/// none when opt.chunk is empty (contiguous). False when HDF5 refuses one.
+/// The filters a write applies to each chunk, in HDF5's order (what each one encodes, with its
+/// request): shuffle (unless the codec shuffles itself), then deflate or the codec, all from the
+/// filter table (filters/table.hpp). Call only after h5::codec_problem(opt) found nothing.
+inline std::vector<std::pair<const codec*, encode_request>> write_pipeline(const write_options& opt,
+                                                                            std::size_t elem_size) {
+    std::size_t chunk_bytes = elem_size;
+    for (std::size_t c : opt.chunk) chunk_bytes *= c;
+    encode_request base;
+    base.elem_size = elem_size;
+    base.chunk_bytes = chunk_bytes;
+    const codec* main = opt.codec.empty() ? nullptr : find_codec_option(opt.codec);
+    std::vector<std::pair<const codec*, encode_request>> out;
+    if (opt.shuffle && (main == nullptr || !main->own_shuffle)) out.emplace_back(find_codec(H5Z_FILTER_SHUFFLE), base);
+    if (opt.deflate > 0) {
+        encode_request r = base;
+        r.level = opt.deflate;
+        out.emplace_back(find_codec(H5Z_FILTER_DEFLATE), r);
+    }
+    if (main != nullptr) {
+        encode_request r = base;
+        const auto colon = opt.codec.find(':');
+        r.variant = colon == std::string::npos ? std::string() : opt.codec.substr(colon + 1);
+        r.level = opt.level;
+        r.shuffle = opt.shuffle && main->own_shuffle;
+        out.emplace_back(main, r);
+    }
+    return out;
+}
+
+/// Sets `opt`'s chunk shape and filters on a dataset creation property list (none when opt.chunk
+/// is empty: contiguous), each with the parameters its plugin states; optional, since chunkwise
+/// encodes the chunks itself. False when HDF5 refuses one.
 inline bool set_creation_properties(hid_t dcpl, const write_options& opt, std::size_t elem_size = 0) {
     if (opt.chunk.empty()) return true;
     std::vector<hsize_t> chunk(opt.chunk.begin(), opt.chunk.end());
-    const std::string blosc = blosc_codec_of(opt.codec);
-    bool ok = H5Pset_chunk(dcpl, static_cast<int>(chunk.size()), chunk.data()) >= 0 &&
-              (!opt.shuffle || !blosc.empty() || H5Pset_shuffle(dcpl) >= 0) &&
-              (opt.deflate <= 0 || H5Pset_deflate(dcpl, static_cast<unsigned>(opt.deflate)) >= 0);
-    // The codecs' filters, optional (HDF5 writes nothing through them: chunkwise encodes the
-    // chunks), with the parameters their plugins state.
-    if (ok && opt.codec == "lz4") {
-        const unsigned cd[1] = {0};
-        ok = H5Pset_filter(dcpl, 32004, H5Z_FLAG_OPTIONAL, 1, cd) >= 0;
-    } else if (ok && opt.codec == "zstd") {
-        const unsigned cd[1] = {static_cast<unsigned>(opt.level > 0 ? opt.level : 3)};
-        ok = H5Pset_filter(dcpl, 32015, H5Z_FLAG_OPTIONAL, 1, cd) >= 0;
-    } else if (ok && !blosc.empty()) {
-        std::size_t bytes = elem_size;
-        for (std::size_t c : opt.chunk) bytes *= c;
-        const unsigned code = blosc == "blosclz" ? 0 : blosc == "lz4" ? 1 : blosc == "lz4hc" ? 2 : blosc == "zlib" ? 4 : 5;
-        const unsigned cd[7] = {2, 2, static_cast<unsigned>(elem_size), static_cast<unsigned>(bytes),
-                                static_cast<unsigned>(opt.level > 0 ? opt.level : 5), opt.shuffle ? 1u : 0u, code};
-        ok = H5Pset_filter(dcpl, 32001, H5Z_FLAG_OPTIONAL, 7, cd) >= 0;
+    if (H5Pset_chunk(dcpl, static_cast<int>(chunk.size()), chunk.data()) < 0) return false;
+    for (const auto& [c, r] : write_pipeline(opt, elem_size)) {
+        // Shuffle's element size is HDF5's to set (it fills it in from the dataset's type).
+        const std::vector<unsigned> cd = c->id == H5Z_FILTER_SHUFFLE ? std::vector<unsigned>{} : c->parameters(r);
+        if (H5Pset_filter(dcpl, static_cast<H5Z_filter_t>(c->id), H5Z_FLAG_OPTIONAL, cd.size(), cd.data()) < 0) {
+            return false;
+        }
     }
-    return ok;
+    return true;
 }
 
 /// A dataset being created and written. Call everything with the library lock held.

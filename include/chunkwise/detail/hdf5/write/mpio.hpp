@@ -6,9 +6,9 @@
 // same h5::error, none waits forever in a collective the others left. The agreements go through
 // the policy's own hook (detail::policy_access), never through the MPI layer's internals.
 #include <chunkwise/detail/core/policy_access.hpp>
-#include <chunkwise/detail/hdf5/create.hpp>
 #include <chunkwise/detail/hdf5/library.hpp>
 #include <chunkwise/detail/hdf5/types.hpp>
+#include <chunkwise/detail/hdf5/write/create.hpp>
 #include <chunkwise/hdf5/error.hpp>
 #include <chunkwise/partial_results.hpp>
 

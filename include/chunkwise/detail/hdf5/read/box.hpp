@@ -3,11 +3,13 @@
 // it can, and leaves to HDF5 only what HDF5 must do:
 //
 // - contiguous data: pread of the rows from the file the dataset lives in;
-// - chunks with no filters, deflate and shuffle: their locations read from the file's own chunk
-//   index by the reading thread (btree_index.hpp), or else looked up under the lock (one
-//   H5Dread_chunk probe per chunk, then cached), their bytes read with pread and decoded
-//   (inflate, unshuffle, every decoded size checked) outside it; unfiltered chunks of T's own
-//   representation that hold whole rows go straight into the output;
+// - chunks with no filters or only filters chunkwise decodes (its codec table, filters/table.hpp:
+//   deflate, shuffle, Fletcher-32, LZ4, Zstandard, Blosc, bitshuffle, LZF, bzip2; plugins shown
+//   safe): their locations read from the file's own chunk index by the reading thread
+//   (format/btree1.hpp), or else looked up under the lock (one H5Dread_chunk probe per chunk,
+//   then cached), their bytes read with pread and decoded (every decoded size checked against
+//   each codec's bounds) outside it; unfiltered chunks of T's own representation that hold whole
+//   rows go straight into the output;
 // - values are converted to T in the calling thread where the conversion is exact (same type or
 //   widening), else by HDF5's rules (H5Tconvert, what H5Dread applies) under the lock;
 // - everything else (other filters, compact/external/virtual storage): H5Dread under the lock.
@@ -15,10 +17,10 @@
 // Whatever HDF5 would read differently from call to call (bytes past a chunk stored short, data
 // outside the file's allocated space, a damaged fill value) is an h5::error. So every read gives
 // what H5Dread gives, or an h5::error.
-#include <chunkwise/detail/hdf5/chunked.hpp>
-#include <chunkwise/detail/hdf5/copy.hpp>
-#include <chunkwise/detail/hdf5/fallback.hpp>
-#include <chunkwise/detail/hdf5/file_bytes.hpp>
+#include <chunkwise/detail/hdf5/read/bytes.hpp>
+#include <chunkwise/detail/hdf5/read/chunked.hpp>
+#include <chunkwise/detail/hdf5/read/copy.hpp>
+#include <chunkwise/detail/hdf5/read/fallback.hpp>
 #include <chunkwise/detail/hdf5/state.hpp>
 #include <chunkwise/detail/hdf5/types.hpp>
 
@@ -74,9 +76,8 @@ void read_contiguous(const dataset_state& s, std::size_t row_begin, std::size_t 
     buf.trim();
 }
 
-/// True when chunkwise reads and decodes the stored bytes itself (pread, inflate, unshuffle):
-/// contiguous data inside the file, or chunks with only deflate and shuffle whose locations it
-/// learns (from the file's chunk index, through the probe driver, or from HDF5's listing of every
+/// True when chunkwise reads and decodes the stored bytes itself (pread, its codecs): contiguous
+/// data inside the file, or chunks with only filters it decodes whose locations it learns (from the file's chunk index, through the probe driver, or from HDF5's listing of every
 /// chunk). Else H5Dread.
 inline bool reads_bytes_itself(const dataset_state& s) {
     if (!s.type.numeric) return false;

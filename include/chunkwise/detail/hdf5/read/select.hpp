@@ -5,7 +5,7 @@
 // (from its first to its last selected index: every chunk is decoded at most once, chunks holding
 // none are not read); otherwise one span per run of consecutive indices. Each span's values are
 // then copied to every output position that asked for them (any order, duplicates allowed).
-#include <chunkwise/detail/hdf5/read.hpp>
+#include <chunkwise/detail/hdf5/read/box.hpp>
 #include <chunkwise/detail/hdf5/state.hpp>
 
 #include <algorithm>

@@ -3,9 +3,9 @@
 // (other filters, other layouts, partial rows of contiguous data; enums and bitfields through
 // their own type, then converted as integers), and conversions that round or clip (H5Tconvert,
 // the conversion H5Dread applies) of values chunkwise decoded.
-#include <chunkwise/detail/hdf5/copy.hpp>
-#include <chunkwise/detail/hdf5/file_bytes.hpp>
 #include <chunkwise/detail/hdf5/library.hpp>
+#include <chunkwise/detail/hdf5/read/bytes.hpp>
+#include <chunkwise/detail/hdf5/read/copy.hpp>
 #include <chunkwise/detail/hdf5/state.hpp>
 #include <chunkwise/detail/hdf5/types.hpp>
 

@@ -10,7 +10,7 @@
 // the allocated space) makes the read locate its chunks the HDF5 way, under the lock, which
 // reports what is wrong as before. The walk reads a few nodes per block: no lock, no cache.
 #include <chunkwise/detail/core/posix_io.hpp>
-#include <chunkwise/detail/hdf5/header_check.hpp>
+#include <chunkwise/detail/hdf5/format/object_header.hpp>
 
 #include <algorithm>
 #include <cstddef>

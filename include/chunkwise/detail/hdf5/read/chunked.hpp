@@ -3,13 +3,13 @@
 // plan (which chunks the box touches, where each one's bytes are, and what is done with it) made
 // under the library lock, and its execution (pread, decode, copy or weave into the output)
 // outside it. A new way to serve a chunk is one action in chunk_plan and one case in run_plan.
-#include <chunkwise/detail/hdf5/copy.hpp>
-#include <chunkwise/detail/hdf5/decode.hpp>
 #include <chunkwise/detail/hdf5/filters/table.hpp>
-#include <chunkwise/detail/hdf5/fallback.hpp>
-#include <chunkwise/detail/hdf5/file_bytes.hpp>
-#include <chunkwise/detail/hdf5/fill.hpp>
 #include <chunkwise/detail/hdf5/library.hpp>
+#include <chunkwise/detail/hdf5/read/bytes.hpp>
+#include <chunkwise/detail/hdf5/read/convert.hpp>
+#include <chunkwise/detail/hdf5/read/copy.hpp>
+#include <chunkwise/detail/hdf5/read/fallback.hpp>
+#include <chunkwise/detail/hdf5/read/fill.hpp>
 #include <chunkwise/detail/hdf5/state.hpp>
 #include <chunkwise/detail/hdf5/types.hpp>
 
@@ -44,11 +44,12 @@ inline std::atomic<std::uint64_t>& woven_groups() {
 }
 
 /// Undoes the chunk's filters (in reverse, skipping those its mask says were skipped) on
-/// buf.a[0, stored), each by its codec (filters/table.hpp); returns the chunk_bytes decoded bytes
-/// (in buf.a or buf.b, or in `into` when given: then the last filter writes straight there,
-/// which must have room for chunk_bytes).
+/// buf.a[0, stored) (or on `input`[0, stored) where given), each by its codec (filters/table.hpp);
+/// returns the chunk_bytes decoded bytes (in buf.a or buf.b, or in `into` when given: then the
+/// last filter writes straight there, which must have room for chunk_bytes).
 inline const unsigned char* decode_chunk(const dataset_state& s, scratch& buf, std::size_t stored, std::uint32_t mask,
-                                         const std::size_t* offset, unsigned char* into = nullptr) {
+                                         const std::size_t* offset, unsigned char* into = nullptr,
+                                         const unsigned char* input = nullptr) {
     const auto skipped = [&](std::size_t i) { return i < 32 && (mask & (1u << i)) != 0; };
     std::size_t last = s.filters.size();  // the filter undone last: the lowest one not skipped
     for (std::size_t i = 0; i < s.filters.size() && last == s.filters.size(); ++i) {
@@ -62,7 +63,7 @@ inline const unsigned char* decode_chunk(const dataset_state& s, scratch& buf, s
     };
     std::vector<unsigned char>* cur = &buf.a;
     std::vector<unsigned char>* other = &buf.b;
-    const unsigned char* in = cur->data();
+    const unsigned char* in = input != nullptr ? input : cur->data();
     std::size_t size = stored;
     try {
         for (std::size_t i = s.filters.size(); i-- > 0;) {

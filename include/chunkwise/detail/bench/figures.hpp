@@ -1,0 +1,191 @@
+#pragma once
+// Internal: a scaling report's derived figures: finish() (means, the baseline, speedup,
+// efficiency, Karp-Flatt, the Amdahl and USL fits, only against a measured baseline), merge()
+// (runs made apart, one report) and table() (the terminal's view). Included by
+// <chunkwise/bench/report.hpp> after the class it defines them for.
+#include <chunkwise/bench/fits.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdio>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace chunkwise::bench {
+
+inline void scaling_report::finish() {
+    std::sort(points.begin(), points.end(), [](const scaling_point& a, const scaling_point& b) {
+        return a.workers < b.workers || (a.workers == b.workers && a.ranks < b.ranks);
+    });
+    std::vector<double> ns, ts;
+    for (scaling_point& p : points) {
+        if (p.samples.empty()) throw std::invalid_argument("[chunkwise.bench] a scaling point without samples");
+        double sum = 0;
+        p.min = p.samples.front();
+        for (double t : p.samples) {
+            sum += t;
+            p.min = std::min(p.min, t);
+            ns.push_back(static_cast<double>(p.workers));
+            ts.push_back(t);
+        }
+        p.mean = sum / static_cast<double>(p.samples.size());
+        double var = 0;
+        for (double t : p.samples) var += (t - p.mean) * (t - p.mean);
+        p.std = p.samples.size() > 1 ? std::sqrt(var / static_cast<double>(p.samples.size() - 1)) : 0.0;
+        p.summarize_ranks();
+    }
+    amdahl_fitted = false;
+    amdahl = {};
+    usl = {};
+    baseline_note.clear();
+    amdahl_note.clear();
+    if (points.empty()) return;
+    // The baseline: the fewest workers measured (the first such point). Every figure is against it.
+    const scaling_point& base = points.front();
+    baseline_workers = base.workers;
+    const double n0 = static_cast<double>(base.workers);
+    for (scaling_point& p : points) {
+        p.speedup = base.mean / p.mean;
+        p.efficiency = p.speedup / (static_cast<double>(p.workers) / n0);
+        p.karp_flatt = baseline_workers == 1 ? karp_flatt(p.speedup, static_cast<double>(p.workers)) : not_measured;
+    }
+    if (baseline_workers != 1) {
+        baseline_note = "no run at 1 worker was measured: speedups are relative to " +
+                        std::to_string(baseline_workers) +
+                        " workers; Karp-Flatt, Amdahl and USL need t(1) and are null";
+        amdahl_note = baseline_note;
+        return;
+    }
+    try {
+        amdahl = fit_amdahl(ns, ts);
+        usl = fit_usl(ns, ts);
+        amdahl_fitted = true;
+    } catch (const std::invalid_argument& e) {
+        amdahl = {};
+        usl = {};
+        amdahl_note = "needs two worker counts or more";
+    }
+}
+
+inline scaling_report scaling_report::merge(const std::vector<scaling_report>& parts,
+                                            const std::vector<std::string>& names) {
+    scaling_report r;
+    if (parts.empty()) return r;
+    for (const scaling_report& p : parts) {
+        if (p.workload == parts.front().workload && p.input == parts.front().input) continue;
+        std::string text = "[chunkwise.bench] merge: the reports are of different runs and cannot be merged:";
+        for (std::size_t i = 0; i < parts.size(); ++i) {
+            text += (i ? "; " : " ") + (i < names.size() ? names[i] : "report " + std::to_string(i + 1)) +
+                    ": workload '" + parts[i].workload + "'" +
+                    (parts[i].input.empty() ? std::string() : ", input " + parts[i].input);
+        }
+        throw std::invalid_argument(text);
+    }
+    r = parts.front();
+    r.points.clear();
+    r.prediction = {};
+    bool mpi = false, threads_beyond_one = false;
+    for (const scaling_report& p : parts) {
+        r.bytes_read = std::max(r.bytes_read, p.bytes_read);
+        if (p.shared_bandwidth > r.shared_bandwidth) {
+            r.shared_bandwidth = p.shared_bandwidth;
+            r.probe = p.probe;
+        }
+        for (const scaling_point& s : p.points) {
+            mpi = mpi || s.ranks > 1 || p.mode != "threads";
+            threads_beyond_one = threads_beyond_one || s.threads > 1;
+            auto same = std::find_if(r.points.begin(), r.points.end(), [&](const scaling_point& q) {
+                return q.ranks == s.ranks && q.threads == s.threads;
+            });
+            if (same == r.points.end()) {
+                r.points.push_back(s);
+                continue;
+            }
+            // The same point measured twice: samples together, phases and ranks weighted by them.
+            const double a = static_cast<double>(same->samples.size()), b = static_cast<double>(s.samples.size());
+            auto mix = [&](double& x, double y) { x = (x * a + y * b) / (a + b); };
+            same->phases.each(s.phases, mix);
+            mix(same->lock_held_share, s.lock_held_share);
+            if (same->per_rank.size() == s.per_rank.size()) {
+                for (std::size_t k = 0; k < s.per_rank.size(); ++k) same->per_rank[k].each(s.per_rank[k], mix);
+            }
+            same->samples.insert(same->samples.end(), s.samples.begin(), s.samples.end());
+        }
+    }
+    r.mode = mpi ? (threads_beyond_one ? "hybrid" : "mpi") : "threads";
+    r.finish();
+    return r;
+}
+
+inline std::string scaling_report::table() const {
+    std::ostringstream o;
+    char line[512];
+    auto fig = [](double x, const char* format) {
+        if (std::isnan(x)) return std::string("-");
+        char b[32];
+        std::snprintf(b, sizeof b, format, x);
+        return std::string(b);
+    };
+    std::snprintf(line, sizeof line, "%7s %5s %7s  %9s %8s  %7s %7s %7s %7s %7s  %7s %6s %6s  %s\n", "workers",
+                  "ranks", "threads", "wall s", "std s", "read", "compute", "wait", "combine", "other", "speedup",
+                  "eff", "K-F", "slowest rank@host (imbalance)");
+    o << line;
+    for (const scaling_point& p : points) {
+        std::snprintf(line, sizeof line, "%7zu %5zu %7zu  %9.4f %8.4f  %7.4f %7.4f %7.4f %7.4f %7.4f  %7s %6s %6s  %d@%s (%.2f)\n",
+                      p.workers, p.ranks, p.threads, p.mean, p.std, p.phases.read, p.phases.compute, p.phases.wait,
+                      p.phases.combine, p.phases.other, fig(p.speedup, "%.2f").c_str(),
+                      fig(p.efficiency, "%.2f").c_str(), fig(p.karp_flatt, "%.3f").c_str(), p.slowest_rank,
+                      p.slowest_host.c_str(), p.imbalance);
+        o << line;
+    }
+    if (!points.empty()) {
+        o << "lock of the read path held (share of busy time; the Amdahl bound it implies at 16, 64, 1024):";
+        for (const scaling_point& p : points) {
+            std::snprintf(line, sizeof line, " %zu: %.2f%% (%.1f, %.1f, %.0f)", p.workers, 100 * p.lock_held_share,
+                          p.lock_bound(16), p.lock_bound(64), p.lock_bound(1024));
+            o << line;
+        }
+        o << "\n";
+        o << "baseline: " << baseline_workers << " worker" << (baseline_workers == 1 ? "" : "s")
+          << (baseline_note.empty() ? " (measured)" : " (" + baseline_note + ")") << "\n";
+    }
+    if (amdahl_fitted) {
+        std::snprintf(line, sizeof line,
+                      "Amdahl fit: serial fraction %.4f, max speedup %s, t1 %.4f s, error %.1f%%\n"
+                      "USL fit: contention %.4f, coherency %.6f, peak at %s workers, error %.1f%%\n",
+                      amdahl.serial_fraction,
+                      std::isinf(amdahl.max_speedup) ? "unbounded" : fig(amdahl.max_speedup, "%.1f").c_str(),
+                      amdahl.t1, 100 * amdahl.error, usl.sigma, usl.kappa,
+                      std::isinf(usl.peak_workers()) ? "no" : fig(usl.peak_workers(), "%.0f").c_str(),
+                      100 * usl.error);
+        o << line;
+    } else if (!points.empty()) {
+        o << "Amdahl and USL fits: none (" << amdahl_note << ")\n";
+    }
+    if (prediction.fitted) {
+        const prediction_report& q = prediction;
+        std::snprintf(line, sizeof line,
+                      "model: t(N) = %.4f + %.4f/N + read %.4f/min(N, B/b) + %.2e*%s   (error %.1f%%)\n",
+                      q.t_serial, q.work, q.read_one, q.comm, q.growth == "n" ? "N" : "log2(N)",
+                      100 * q.model_error);
+        o << line;
+        o << "predicted:";
+        for (const auto& p : q.points) {
+            std::snprintf(line, sizeof line, "  %g: %.3f s (S %.1f, E %.2f)", p.workers, p.seconds, p.speedup,
+                          p.efficiency);
+            o << line;
+        }
+        std::snprintf(line, sizeof line,
+                      "\nknee at %g workers, break-even P* = %g: ask for %g workers\n", q.knee, q.break_even,
+                      q.recommended);
+        o << line;
+    } else if (!prediction.note.empty()) {
+        o << "prediction: none (" << prediction.note << ")\n";
+    }
+    return o.str();
+}
+
+}  // namespace chunkwise::bench

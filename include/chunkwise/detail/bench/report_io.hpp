@@ -1,0 +1,235 @@
+#pragma once
+// Internal: a scaling report as files: scaling.json (everything, samples included, so separate
+// launches merge), scaling.csv (one row per point) and scaling_ranks.csv (one row per rank of each
+// point), and the JSON read back (standard library only): the definitions of scaling_report's
+// json(), csv(), ranks_csv(), write() and from_json(). Included by <chunkwise/bench/report.hpp>
+// after the class it defines them for.
+#include <chunkwise/detail/bench/json.hpp>
+#include <chunkwise/error.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <system_error>
+#include <utility>
+
+namespace chunkwise::bench {
+
+namespace detail {
+
+/// A number for CSV ("nan" for NaN).
+inline std::string csv_number(double x) {
+    if (std::isnan(x)) return "nan";
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "%.9g", x);
+    return buf;
+}
+
+/// A string for CSV, quoted where it holds a comma or a quote.
+inline std::string csv_text(const std::string& s) {
+    if (s.find_first_of(",\"\n") == std::string::npos) return s;
+    std::string q = "\"";
+    for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return q + "\"";
+}
+
+}  // namespace detail
+
+inline std::string scaling_report::json() const {
+    using chunkwise::detail::json_number;
+    using chunkwise::detail::json_quote;
+    auto opt_number = [](double x) { return json_number(x); };
+    std::ostringstream o;
+    o << "{\n  \"workload\": " << json_quote(workload) << ",\n  \"input\": " << json_quote(input)
+      << ",\n  \"mode\": " << json_quote(mode) << ",\n  \"machine\": {\"host\": " << json_quote(machine.host)
+      << ", \"cpu\": " << json_quote(machine.cpu) << ", \"l3\": " << json_quote(machine.l3)
+      << ", \"cores\": " << machine.cores << "},\n  \"chunkwise_version\": " << json_quote(chunkwise_version)
+      << ",\n  \"baseline_workers\": " << baseline_workers
+      << ",\n  \"baseline_note\": " << (baseline_note.empty() ? "null" : json_quote(baseline_note))
+      << ",\n  \"io\": {\"bytes_read\": " << json_number(bytes_read)
+      << ", \"shared_bandwidth\": " << (shared_bandwidth > 0 ? json_number(shared_bandwidth) : "null")
+      << ", \"probe\": " << json_quote(probe) << "},\n  \"points\": [";
+    for (std::size_t i = 0; i < points.size(); ++i) {
+        const scaling_point& p = points[i];
+        o << (i ? ",\n" : "\n") << "    {\"workers\": " << p.workers << ", \"ranks\": " << p.ranks
+          << ", \"threads\": " << p.threads << ", \"hosts\": " << p.hosts << ", \"repeats\": " << p.samples.size()
+          << ",\n     \"seconds\": {\"mean\": " << json_number(p.mean) << ", \"std\": " << json_number(p.std)
+          << ", \"min\": " << json_number(p.min) << "},\n     \"samples\": [";
+        for (std::size_t k = 0; k < p.samples.size(); ++k) o << (k ? ", " : "") << json_number(p.samples[k]);
+        o << "],\n     \"phases\": {\"read\": " << json_number(p.phases.read)
+          << ", \"compute\": " << json_number(p.phases.compute) << ", \"wait\": " << json_number(p.phases.wait)
+          << ", \"combine\": " << json_number(p.phases.combine) << ", \"other\": " << json_number(p.phases.other)
+          << ", \"lock\": " << json_number(p.phases.lock) << "},\n     \"per_rank\": [";
+        for (std::size_t k = 0; k < p.per_rank.size(); ++k) {
+            const rank_times& r = p.per_rank[k];
+            o << (k ? ", " : "") << "{\"rank\": " << r.rank << ", \"host\": " << json_quote(r.host)
+              << ", \"threads\": " << r.threads << ", \"busy\": " << json_number(r.busy)
+              << ", \"read\": " << json_number(r.read) << ", \"compute\": " << json_number(r.compute)
+              << ", \"wait\": " << json_number(r.wait) << ", \"combine\": " << json_number(r.combine)
+              << ", \"lock\": " << json_number(r.lock) << "}";
+        }
+        o << "],\n     \"slowest\": {\"rank\": " << p.slowest_rank << ", \"host\": " << json_quote(p.slowest_host)
+          << "}, \"imbalance\": " << json_number(p.imbalance)
+          << ",\n     \"lock_held_share\": " << json_number(p.lock_held_share) << ", \"lock_bound\": {\"16\": "
+          << json_number(p.lock_bound(16)) << ", \"64\": " << json_number(p.lock_bound(64))
+          << ", \"1024\": " << json_number(p.lock_bound(1024)) << "},\n     \"speedup\": " << opt_number(p.speedup)
+          << ", \"efficiency\": " << opt_number(p.efficiency) << ", \"karp_flatt\": " << opt_number(p.karp_flatt)
+          << "}";
+    }
+    o << "\n  ],\n  \"amdahl\": {\"serial_fraction\": " << (amdahl_fitted ? json_number(amdahl.serial_fraction) : "null")
+      << ", \"max_speedup\": " << (amdahl_fitted ? json_number(amdahl.max_speedup) : "null")
+      << ", \"t1\": " << (amdahl_fitted ? json_number(amdahl.t1) : "null")
+      << ", \"error\": " << (amdahl_fitted ? json_number(amdahl.error) : "null")
+      << ", \"note\": " << (amdahl_note.empty() ? "null" : json_quote(amdahl_note)) << "},\n  \"prediction\": ";
+    const prediction_report& q = prediction;
+    if (!q.fitted) {
+        o << (q.note.empty() ? std::string("null") : "{\"note\": " + json_quote(q.note) + "}");
+    } else {
+        o << "{\"points\": [";
+        for (std::size_t i = 0; i < q.points.size(); ++i) {
+            o << (i ? ", " : "") << "{\"workers\": " << json_number(q.points[i].workers)
+              << ", \"seconds\": " << json_number(q.points[i].seconds)
+              << ", \"speedup\": " << json_number(q.points[i].speedup)
+              << ", \"efficiency\": " << json_number(q.points[i].efficiency) << "}";
+        }
+        o << "],\n    \"knee\": " << json_number(q.knee) << ", \"break_even\": " << json_number(q.break_even)
+          << ", \"recommended_workers\": " << json_number(q.recommended)
+          << ", \"note\": " << json_quote(q.note) << ",\n    \"fits\": {\"model\": {\"t_serial\": "
+          << json_number(q.t_serial) << ", \"work\": " << json_number(q.work)
+          << ", \"bytes\": " << json_number(q.bytes) << ", \"read_one\": " << json_number(q.read_one)
+          << ", \"worker_bandwidth\": " << json_number(q.worker_bandwidth)
+          << ", \"shared_bandwidth\": " << json_number(q.shared_bandwidth) << ", \"comm\": " << json_number(q.comm)
+          << ", \"growth\": " << json_quote(q.growth) << ", \"error\": " << json_number(q.model_error)
+          << "},\n             \"amdahl\": {\"serial_fraction\": " << json_number(q.amdahl.serial_fraction)
+          << ", \"t1\": " << json_number(q.amdahl.t1) << ", \"error\": " << json_number(q.amdahl.error)
+          << "},\n             \"usl\": {\"sigma\": " << json_number(q.usl.sigma) << ", \"kappa\": "
+          << json_number(q.usl.kappa) << ", \"t1\": " << json_number(q.usl.t1)
+          << ", \"error\": " << json_number(q.usl.error) << "}}}";
+    }
+    o << "\n}\n";
+    return o.str();
+}
+
+inline std::string scaling_report::csv() const {
+    using detail::csv_number;
+    std::ostringstream o;
+    o << "workers,ranks,threads,repeats,mean_s,std_s,min_s,read_s,compute_s,wait_s,combine_s,other_s,lock_s,speedup,"
+         "efficiency,karp_flatt,baseline_workers,slowest_rank,slowest_host,imbalance,lock_held_share,lock_bound_16,"
+         "lock_bound_64,lock_bound_1024\n";
+    for (const scaling_point& p : points) {
+        o << p.workers << ',' << p.ranks << ',' << p.threads << ',' << p.samples.size() << ',' << csv_number(p.mean)
+          << ',' << csv_number(p.std) << ',' << csv_number(p.min) << ',' << csv_number(p.phases.read) << ','
+          << csv_number(p.phases.compute) << ',' << csv_number(p.phases.wait) << ',' << csv_number(p.phases.combine)
+          << ',' << csv_number(p.phases.other) << ',' << csv_number(p.phases.lock) << ',' << csv_number(p.speedup)
+          << ',' << csv_number(p.efficiency) << ',' << csv_number(p.karp_flatt) << ',' << baseline_workers << ','
+          << p.slowest_rank << ',' << detail::csv_text(p.slowest_host) << ',' << csv_number(p.imbalance) << ','
+          << csv_number(p.lock_held_share) << ',' << csv_number(p.lock_bound(16)) << ','
+          << csv_number(p.lock_bound(64)) << ',' << csv_number(p.lock_bound(1024)) << '\n';
+    }
+    return o.str();
+}
+
+inline std::string scaling_report::ranks_csv() const {
+    using detail::csv_number;
+    std::ostringstream o;
+    o << "workers,ranks,threads,rank,host,rank_threads,busy_s,read_s,compute_s,wait_s,combine_s,lock_s,slowest\n";
+    for (const scaling_point& p : points) {
+        for (const rank_times& r : p.per_rank) {
+            o << p.workers << ',' << p.ranks << ',' << p.threads << ',' << r.rank << ',' << detail::csv_text(r.host)
+              << ',' << r.threads << ',' << csv_number(r.busy) << ',' << csv_number(r.read) << ','
+              << csv_number(r.compute) << ',' << csv_number(r.wait) << ',' << csv_number(r.combine) << ','
+              << csv_number(r.lock) << ',' << (r.rank == p.slowest_rank ? 1 : 0) << '\n';
+        }
+    }
+    return o.str();
+}
+
+inline void scaling_report::write(const std::filesystem::path& dir) const {
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec || !std::filesystem::is_directory(dir)) {
+        throw error("[chunkwise.bench] cannot create the output folder " + dir.string() +
+                    (ec ? ": " + ec.message() : std::string()));
+    }
+    for (const auto& [name, text] : {std::pair{"scaling.json", json()}, std::pair{"scaling.csv", csv()},
+                                     std::pair{"scaling_ranks.csv", ranks_csv()}}) {
+        const auto path = dir / name;
+        std::ofstream out(path, std::ios::trunc);
+        if (!(out << text) || !out.flush()) throw error("[chunkwise.bench] cannot write " + path.string());
+    }
+}
+
+inline scaling_report scaling_report::from_json(const std::string& text) {
+    const chunkwise::detail::json_value v = chunkwise::detail::json_parser(text).parse();
+    const auto* pts = v["points"].as_array();
+    if (v.as_object() == nullptr || pts == nullptr) throw error("[chunkwise.bench] not a scaling report: no \"points\"");
+    auto number_or = [](const chunkwise::detail::json_value& x, double fallback) {
+        const double d = x.number();
+        return std::isnan(d) ? fallback : d;
+    };
+    scaling_report r;
+    r.workload = v["workload"].string();
+    r.input = v["input"].string();
+    r.mode = v["mode"].string();
+    r.machine.host = v["machine"]["host"].string();
+    r.machine.cpu = v["machine"]["cpu"].string();
+    r.machine.l3 = v["machine"]["l3"].string();
+    r.machine.cores = static_cast<std::size_t>(number_or(v["machine"]["cores"], 0));
+    r.chunkwise_version = v["chunkwise_version"].string();
+    r.bytes_read = number_or(v["io"]["bytes_read"], 0);
+    r.shared_bandwidth = number_or(v["io"]["shared_bandwidth"], 0);
+    r.probe = v["io"]["probe"].string();
+    for (const chunkwise::detail::json_value& p : *pts) {
+        scaling_point s;
+        s.workers = static_cast<std::size_t>(number_or(p["workers"], 0));
+        s.ranks = static_cast<std::size_t>(number_or(p["ranks"], 1));
+        s.threads = static_cast<std::size_t>(number_or(p["threads"], 1));
+        if (const auto* samples = p["samples"].as_array()) {
+            for (const auto& t : *samples) s.samples.push_back(t.number());
+        } else {
+            s.samples.push_back(p["seconds"]["mean"].number());
+        }
+        const auto& ph = p["phases"];
+        s.phases = {number_or(ph["read"], 0),    number_or(ph["compute"], 0), number_or(ph["wait"], 0),
+                    number_or(ph["combine"], 0), number_or(ph["other"], 0),   number_or(ph["lock"], 0)};
+        if (const auto* ranks = p["per_rank"].as_array()) {
+            for (const auto& x : *ranks) {
+                rank_times t;
+                t.rank = static_cast<int>(number_or(x["rank"], 0));
+                t.host = x["host"].string();
+                t.threads = static_cast<std::size_t>(number_or(x["threads"], 1));
+                t.busy = number_or(x["busy"], 0);
+                t.read = number_or(x["read"], 0);
+                t.compute = number_or(x["compute"], 0);
+                t.wait = number_or(x["wait"], 0);
+                t.combine = number_or(x["combine"], 0);
+                t.lock = number_or(x["lock"], 0);
+                s.per_rank.push_back(std::move(t));
+            }
+        }
+        s.lock_held_share = number_or(p["lock_held_share"], 0);
+        if (s.workers == 0 || s.samples.empty()) throw error("[chunkwise.bench] not a scaling report: a point without workers or samples");
+        // A time is never negative, NaN or infinite: such a report was edited or damaged.
+        const auto check_time = [&](double t, const std::string& what) {
+            if (!(t >= 0) || !std::isfinite(t)) {
+                char shown[32];
+                std::snprintf(shown, sizeof shown, "%g", t);
+                throw error("[chunkwise.bench] not a scaling report: the point of " + std::to_string(s.workers) +
+                            " workers has " + what + " " + shown + " (times are finite and never negative)");
+            }
+        };
+        for (double t : s.samples) check_time(t, "a sample of");
+        const std::pair<double, const char*> phases[] = {{s.phases.read, "read"},       {s.phases.compute, "compute"},
+                                                         {s.phases.wait, "wait"},       {s.phases.combine, "combine"},
+                                                         {s.phases.other, "other"},     {s.phases.lock, "lock"}};
+        for (const auto& [t, name] : phases) check_time(t, std::string("a ") + name + " time of");
+        r.points.push_back(std::move(s));
+    }
+    r.finish();
+    return r;
+}
+
+}  // namespace chunkwise::bench

@@ -1,0 +1,46 @@
+#pragma once
+/// \file
+/// `h5::known_filters()`: every HDF5 filter chunkwise knows and what this build does with it
+/// (decodes it in the worker, with which library; writes it, under which option; or leaves it to
+/// HDF5), from chunkwise's one filter table. chunkwise-doctor prints it; docs/hdf5.md, "Filters".
+
+#include <chunkwise/detail/hdf5/filters/table.hpp>
+
+#include <string>
+#include <vector>
+
+namespace chunkwise::h5 {
+
+/// One HDF5 filter as this build of chunkwise knows it.
+struct filter_info {
+    int id = 0;                  ///< its HDF5 filter id (1 deflate, 32004 LZ4, ...)
+    std::string name;            ///< its usual name ("lz4")
+    std::string provider;        ///< where other readers get its HDF5 plugin (a Debian package, ...)
+    bool decoded_here = false;   ///< decoded by chunkwise in the reading thread, outside HDF5's lock
+    std::string library;         ///< with what: "liblz4 1.9.4", "" for chunkwise's own code
+    bool needs_library = false;  ///< chunkwise decodes it given a library this build lacks
+    std::string missing_library; ///< that library's CMake name ("lz4"), where it is missing
+    std::string option;          ///< its write_options::codec name, "" where not written that way
+    bool writable = false;       ///< this build writes it (h5::write, write_blocks, chunk_writer)
+};
+
+/// Every filter chunkwise knows, in id order, and what this build does with each.
+inline std::vector<filter_info> known_filters() {
+    std::vector<filter_info> out;
+    for (const detail::codec* c : detail::all_codecs()) {
+        filter_info f;
+        f.id = c->id;
+        f.name = c->name;
+        f.provider = c->provider;
+        f.decoded_here = c->library != nullptr;
+        if (f.decoded_here) f.library = c->library();
+        f.needs_library = !f.decoded_here && c->needs != nullptr;
+        if (f.needs_library) f.missing_library = c->needs;
+        if (c->option != nullptr) f.option = c->option;
+        f.writable = c->encode != nullptr;
+        out.push_back(std::move(f));
+    }
+    return out;
+}
+
+}  // namespace chunkwise::h5
