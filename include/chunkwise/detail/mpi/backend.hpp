@@ -36,8 +36,9 @@ namespace chunkwise {
 
 namespace detail {
 
-template <class Local>
-class mpi_backend {
+/// What mpi_policy and hybrid_policy share whatever their ranks' local policy: the communicator,
+/// the schedule and every collective (compiled once for both).
+class mpi_backend_core {
 public:
     /// Ranks in the communicator.
     [[nodiscard]] int size() const noexcept { return size_; }
@@ -51,67 +52,10 @@ public:
     [[nodiscard]] mpi_schedule schedule() const noexcept { return schedule_; }
 
 protected:
-    mpi_backend(boost::mpi::communicator comm, mpi_schedule schedule, Local local, const char* who)
-            : comm_((require_mpi(who), std::move(comm))),
-              rank_(comm_.rank()),
-              size_(comm_.size()),
-              schedule_(schedule),
-              local_(std::move(local)) {}
+    mpi_backend_core(boost::mpi::communicator comm, mpi_schedule schedule, const char* who)
+            : comm_((require_mpi(who), std::move(comm))), rank_(comm_.rank()), size_(comm_.size()), schedule_(schedule) {}
 
-    Local& local() noexcept { return local_; }
-    const Local& local() const noexcept { return local_; }
-
-private:
     friend struct detail::policy_access;
-
-    // The executor of the policy contract: blocks [first, last) on this rank's own workers.
-    template <class Body>
-    exec_result execute_range(std::size_t first, std::size_t last, Body& body, on_error mode, int rank) {
-        return policy_access::execute_range(local_, first, last, body, mode, rank);
-    }
-
-    // Runs this rank's blocks of a map_blocks call, then agrees on failures with every rank
-    // (collective): under fail_fast every rank reports the same lowest failing block.
-    template <class Body>
-    exec_result execute(std::size_t n, Body& body, on_error mode) {
-        exec_result r;
-        const auto t0 = clock::now();
-        if (schedule_ == mpi_schedule::contiguous) {
-            const auto [first, last] = share(n, rank_);
-            r = policy_access::execute_range(local_, first, last, body, mode, rank_);
-        } else {
-            r.stats.workers.resize(local_.workers());
-            block_counter counter(comm_);
-            const std::uint64_t batch = local_.workers();
-            for (;;) {
-                const std::uint64_t start = counter.fetch_add(batch);
-                if (start >= n) break;
-                const std::size_t stop = static_cast<std::size_t>(std::min<std::uint64_t>(start + batch, n));
-                exec_result part =
-                    policy_access::execute_range(local_, static_cast<std::size_t>(start), stop, body, mode, rank_);
-                const bool failed = !part.failures.empty();
-                add_worker_time(r.stats.workers, part.stats.workers);
-                for (failure_record& f : part.failures) r.failures.push_back(std::move(f));
-                if (failed && mode == on_error::fail_fast) {
-                    counter.exhaust(n);  // no rank takes another block
-                    break;
-                }
-            }
-        }
-        r.stats.rank = rank_;
-        sort_failures(r.failures);
-        // The run ends for every rank when the last rank is done: time spent waiting for other
-        // ranks here is each worker's wait (wall - busy), as on a fast rank next to a slow one.
-        if (mode == on_error::fail_fast) {
-            agree_on_failure(r);
-        } else {
-            check_mpi(MPI_Barrier(comm_), "MPI_Barrier");
-        }
-        finish_stats(r.stats, seconds_since(t0));
-        r.call = calls_;
-        return r;
-    }
-
     // Every result in block order on root, empty elsewhere. Collective.
     template <class R>
     std::vector<R> gather_results(partial_results<R>& results) {
@@ -386,9 +330,72 @@ private:
     int rank_;
     int size_;
     mpi_schedule schedule_;
-    Local local_;
     std::unique_ptr<block_counter> progress_;
     std::uint64_t calls_ = 0;  // map_blocks calls so far, the same on every rank
+};
+
+/// mpi_backend_core with each rank's own policy `Local` that runs its blocks.
+template <class Local>
+class mpi_backend : public mpi_backend_core {
+protected:
+    mpi_backend(boost::mpi::communicator comm, mpi_schedule schedule, Local local, const char* who)
+            : mpi_backend_core(std::move(comm), schedule, who), local_(std::move(local)) {}
+
+    Local& local() noexcept { return local_; }
+    const Local& local() const noexcept { return local_; }
+
+private:
+    friend struct detail::policy_access;
+
+    // The executor of the policy contract: blocks [first, last) on this rank's own workers.
+    template <class Body>
+    exec_result execute_range(std::size_t first, std::size_t last, Body& body, on_error mode, int rank) {
+        return policy_access::execute_range(local_, first, last, body, mode, rank);
+    }
+
+    // Runs this rank's blocks of a map_blocks call, then agrees on failures with every rank
+    // (collective): under fail_fast every rank reports the same lowest failing block.
+    template <class Body>
+    exec_result execute(std::size_t n, Body& body, on_error mode) {
+        exec_result r;
+        const auto t0 = clock::now();
+        if (schedule_ == mpi_schedule::contiguous) {
+            const auto [first, last] = share(n, rank_);
+            r = policy_access::execute_range(local_, first, last, body, mode, rank_);
+        } else {
+            r.stats.workers.resize(local_.workers());
+            block_counter counter(comm_);
+            const std::uint64_t batch = local_.workers();
+            for (;;) {
+                const std::uint64_t start = counter.fetch_add(batch);
+                if (start >= n) break;
+                const std::size_t stop = static_cast<std::size_t>(std::min<std::uint64_t>(start + batch, n));
+                exec_result part =
+                    policy_access::execute_range(local_, static_cast<std::size_t>(start), stop, body, mode, rank_);
+                const bool failed = !part.failures.empty();
+                add_worker_time(r.stats.workers, part.stats.workers);
+                for (failure_record& f : part.failures) r.failures.push_back(std::move(f));
+                if (failed && mode == on_error::fail_fast) {
+                    counter.exhaust(n);  // no rank takes another block
+                    break;
+                }
+            }
+        }
+        r.stats.rank = rank_;
+        sort_failures(r.failures);
+        // The run ends for every rank when the last rank is done: time spent waiting for other
+        // ranks here is each worker's wait (wall - busy), as on a fast rank next to a slow one.
+        if (mode == on_error::fail_fast) {
+            agree_on_failure(r);
+        } else {
+            check_mpi(MPI_Barrier(comm_), "MPI_Barrier");
+        }
+        finish_stats(r.stats, seconds_since(t0));
+        r.call = calls_;
+        return r;
+    }
+
+    Local local_;
 };
 
 }  // namespace detail

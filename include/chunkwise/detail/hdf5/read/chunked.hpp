@@ -185,10 +185,49 @@ inline bool locate_from_index(const dataset_state& s, chunk_plan& p) {
     return ok;
 }
 
-/// Plans the read of the box [lo, hi) into a T output: locates every chunk it touches (under one
-/// lock) and decides what to do with each.
+/// What reading into an output of T needs of T: its size, whether the stored values are already
+/// T, and the steps that write T (filling, placing, weaving). One table per T, so that plan_chunks
+/// and run_plan are compiled once, whatever types a program reads into.
+struct output_ops {
+    std::size_t size = 0;  ///< sizeof(T)
+    bool (*same_representation)(const element_type&) = nullptr;
+    void (*fill)(const dataset_state&, const std::size_t* lo, const std::size_t* hi, unsigned char* out,
+                 const std::size_t* out_shape, const std::size_t* out_lo) = nullptr;
+    void (*place)(const dataset_state&, scratch&, const unsigned char* src, const std::size_t* src_shape,
+                  const std::size_t* lo, const std::size_t* hi, unsigned char* out, const std::size_t* out_shape,
+                  const std::size_t* out_lo) = nullptr;
+    void (*interleave)(const unsigned char* const* planes, std::size_t k, const std::size_t* src_shape,
+                       const std::size_t* lo, const std::size_t* hi, unsigned char* out, const std::size_t* out_shape,
+                       const std::size_t* out_lo, std::size_t n) = nullptr;
+};
+
+/// output_ops for an output of T.
 template <class T>
-chunk_plan plan_chunks(const dataset_state& s, const std::size_t* lo, const std::size_t* hi) {
+inline constexpr output_ops output_ops_of{
+    sizeof(T),
+    [](const element_type& t) { return same_representation<T>(t); },
+    [](const dataset_state& s, const std::size_t* lo, const std::size_t* hi, unsigned char* out,
+       const std::size_t* out_shape, const std::size_t* out_lo) {
+        fill_absent<T>(s, lo, hi, reinterpret_cast<T*>(out), out_shape, out_lo);
+    },
+    [](const dataset_state& s, scratch& buf, const unsigned char* src, const std::size_t* src_shape,
+       const std::size_t* lo, const std::size_t* hi, unsigned char* out, const std::size_t* out_shape,
+       const std::size_t* out_lo) {
+        place_box<T>(s, buf, src, src_shape, lo, hi, reinterpret_cast<T*>(out), out_shape, out_lo);
+    },
+    [](const unsigned char* const* planes, std::size_t k, const std::size_t* src_shape, const std::size_t* lo,
+       const std::size_t* hi, unsigned char* out, const std::size_t* out_shape, const std::size_t* out_lo,
+       std::size_t n) {
+        const T* typed[interleave_most];
+        for (std::size_t j = 0; j < k && j < interleave_most; ++j) typed[j] = reinterpret_cast<const T*>(planes[j]);
+        interleave_box<T>(typed, k, src_shape, lo, hi, reinterpret_cast<T*>(out), out_shape, out_lo, n);
+    },
+};
+
+/// Plans the read of the box [lo, hi) into an output of `t`: locates every chunk it touches
+/// (under one lock) and decides what to do with each.
+inline chunk_plan plan_chunks(const dataset_state& s, const std::size_t* lo, const std::size_t* hi,
+                              const output_ops& t) {
     chunk_plan p;
     const std::size_t n = p.n = s.dims.size();
     // H5Dread asks whether a fill value is defined before reading any chunk, and fails when it
@@ -242,9 +281,9 @@ chunk_plan plan_chunks(const dataset_state& s, const std::size_t* lo, const std:
     bool whole_rows = true;  // chunks and box span whole trailing axes
     for (std::size_t d = 1; d < n; ++d)
         whole_rows = whole_rows && s.chunk[d] == s.dims[d] && lo[d] == 0 && hi[d] == s.dims[d];
-    p.direct = whole_rows && same_representation<T>(s.type);
+    p.direct = whole_rows && t.same_representation(s.type);
     for (std::size_t d = 1; d < n; ++d) p.out_row *= p.out_shape[d];
-    std::size_t out_bytes = sizeof(T);
+    std::size_t out_bytes = t.size;
     for (std::size_t d = 0; d < n; ++d) out_bytes *= p.out_shape[d];
     p.mapped = p.direct && maps_into(s, out_bytes);
     // A filtered chunk larger than its pipeline makes of a chunk at worst is a damaged index.
@@ -254,7 +293,7 @@ chunk_plan plan_chunks(const dataset_state& s, const std::size_t* lo, const std:
     // decoded together and woven into the output, each output line written once.
     const std::size_t ways = s.dims[n - 1];
     const bool weave = n >= 2 && s.chunk[n - 1] == 1 && ways >= 2 && ways <= interleave_most && lo[n - 1] == 0 &&
-                       hi[n - 1] == ways && same_representation<T>(s.type) &&
+                       hi[n - 1] == ways && t.same_representation(s.type) &&
                        ways * s.chunk_bytes <= weave_most_bytes;
     if (weave) p.ways = ways;
     auto action_of = [&](const chunk_location& loc) {
@@ -283,9 +322,8 @@ chunk_plan plan_chunks(const dataset_state& s, const std::size_t* lo, const std:
 }
 
 /// Runs a plan: every chunk's bytes read (pread or mapped copy) and decoded outside the lock,
-/// into out (extent p.out_shape).
-template <class T>
-void run_plan(const dataset_state& s, const chunk_plan& p, T* out) {
+/// into out (values of `t`, extent p.out_shape).
+inline void run_plan(const dataset_state& s, const chunk_plan& p, const output_ops& t, unsigned char* out) {
     if (p.empty()) return;
     const std::size_t n = p.n;
     const std::size_t esize = s.element_bytes;
@@ -322,7 +360,7 @@ void run_plan(const dataset_state& s, const chunk_plan& p, T* out) {
                 const std::size_t rows = rel_hi[0] - rel_lo[0];
                 const std::size_t skip = rel_lo[0] * p.inner * esize;
                 grow(buf.c, ways * s.chunk_bytes, s);
-                const T* planes[interleave_most];
+                const unsigned char* planes[interleave_most];
                 for (std::size_t j = 0; j < ways; ++j) {
                     const chunk_location& lj = p.locations[k + j];
                     off[n - 1] = j;
@@ -335,20 +373,20 @@ void run_plan(const dataset_state& s, const chunk_plan& p, T* out) {
                         (void)decode_chunk(s, buf, static_cast<std::size_t>(lj.size), lj.mask, off.data(), slot);
                         slot += skip;
                     }
-                    planes[j] = reinterpret_cast<const T*>(slot);
+                    planes[j] = slot;
                 }
                 off[n - 1] = 0;
                 sub_shape = s.chunk;
                 sub_shape[0] = rows;
                 rel_hi[0] = rows;
                 rel_lo[0] = 0;
-                interleave_box<T>(planes, ways, sub_shape.data(), rel_lo.data(), rel_hi.data(), out, p.out_shape.data(),
-                                  dst_lo.data(), n);
+                t.interleave(planes, ways, sub_shape.data(), rel_lo.data(), rel_hi.data(), out, p.out_shape.data(),
+                             dst_lo.data(), n);
                 woven_groups().fetch_add(1, std::memory_order_relaxed);
                 break;
             }
             case chunk_action::fill:
-                fill_absent<T>(s, blo.data(), bhi.data(), out, p.out_shape.data(), dst_lo.data());
+                t.fill(s, blo.data(), bhi.data(), out, p.out_shape.data(), dst_lo.data());
                 break;
             case chunk_action::short_stored:
                 // HDF5 reads the chunk's size from this address: past the stored bytes it returns
@@ -374,7 +412,7 @@ void run_plan(const dataset_state& s, const chunk_plan& p, T* out) {
                         ++last;
                     }
                     merged_until = last + 1;
-                    read_all(s, loc.fd, at, reinterpret_cast<unsigned char*>(out + dst_lo[0] * p.out_row), bytes,
+                    read_all(s, loc.fd, at, out + dst_lo[0] * p.out_row * t.size, bytes,
                              p.mapped, what);
                 } else {
                     grow(buf.a, rows * p.inner * esize, s);
@@ -383,7 +421,7 @@ void run_plan(const dataset_state& s, const chunk_plan& p, T* out) {
                     sub_shape[0] = rows;
                     rel_hi[0] = rows;
                     rel_lo[0] = 0;
-                    place_box<T>(s, buf, buf.a.data(), sub_shape.data(), rel_lo.data(), rel_hi.data(), out,
+                    t.place(s, buf, buf.a.data(), sub_shape.data(), rel_lo.data(), rel_hi.data(), out,
                                  p.out_shape.data(), dst_lo.data());
                 }
                 break;
@@ -397,12 +435,11 @@ void run_plan(const dataset_state& s, const chunk_plan& p, T* out) {
                 pread_all(s, loc.fd, loc.address, buf.a.data(), static_cast<std::size_t>(loc.size), what);
                 // A whole chunk that lands as it is in the output is decoded straight into it.
                 const bool whole_chunk = p.direct && rel_lo[0] == 0 && rel_hi[0] == s.chunk[0];
-                unsigned char* into =
-                    whole_chunk ? reinterpret_cast<unsigned char*>(out + dst_lo[0] * p.out_row) : nullptr;
+                unsigned char* into = whole_chunk ? out + dst_lo[0] * p.out_row * t.size : nullptr;
                 const unsigned char* bytes =
                     decode_chunk(s, buf, static_cast<std::size_t>(loc.size), loc.mask, off.data(), into);
                 if (!whole_chunk) {
-                    place_box<T>(s, buf, bytes, s.chunk.data(), rel_lo.data(), rel_hi.data(), out, p.out_shape.data(),
+                    t.place(s, buf, bytes, s.chunk.data(), rel_lo.data(), rel_hi.data(), out, p.out_shape.data(),
                                  dst_lo.data());
                 }
                 break;
@@ -417,9 +454,9 @@ void run_plan(const dataset_state& s, const chunk_plan& p, T* out) {
 /// decodable and the chunks can be located (the file's index, the probe driver or a listing).
 template <class T>
 void read_chunked(const dataset_state& s, const std::size_t* lo, const std::size_t* hi, T* out) {
-    const chunk_plan p = plan_chunks<T>(s, lo, hi);
+    const chunk_plan p = plan_chunks(s, lo, hi, output_ops_of<T>);
     if (!p.through_hdf5) {
-        run_plan<T>(s, p, out);
+        run_plan(s, p, output_ops_of<T>, reinterpret_cast<unsigned char*>(out));
         return;
     }
     const std::size_t n = s.dims.size();

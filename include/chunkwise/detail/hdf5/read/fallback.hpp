@@ -97,20 +97,12 @@ void convert_through_hdf5(const dataset_state& s, unsigned char* buf, std::size_
 /// contiguous, row-major.
 inline void gather_box_bytes(const unsigned char* src, std::size_t esize, const std::size_t* src_shape,
                              const std::size_t* lo, const std::size_t* hi, unsigned char* dst, std::size_t n) {
+    box_indices extent(n), zero(n);
     for (std::size_t d = 0; d < n; ++d) {
-        if (lo[d] >= hi[d]) return;
-    }
-    box_indices sstr(n), dstr(n), extent(n), zero(n);
-    row_major_strides(src_shape, n, sstr.data());
-    for (std::size_t d = 0; d < n; ++d) {
-        extent.data()[d] = hi[d] - lo[d];
+        extent.data()[d] = hi[d] > lo[d] ? hi[d] - lo[d] : 0;
         zero.data()[d] = 0;
     }
-    row_major_strides(extent.data(), n, dstr.data());
-    const std::size_t run = (hi[n - 1] - lo[n - 1]) * esize;
-    walk_box(lo, hi, zero.data(), sstr.data(), dstr.data(), n - 1, n, [&](std::size_t s, std::size_t o) {
-        std::memcpy(dst + o * esize, src + s * esize, run);
-    });
+    copy_box_bytes(src, esize, src_shape, lo, hi, dst, extent.data(), zero.data(), n);
 }
 
 /// The box [lo, hi) of decoded stored values (extent src_shape) into out at out_lo, converted to
