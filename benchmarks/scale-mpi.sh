@@ -18,8 +18,10 @@ than one worker at their smallest, so that every speedup is against a measured b
 Options:
   --ranks LIST            rank counts to run at, e.g. 1,2,4,8 (required)
   --threads-per-rank T    threads in each rank (hybrid_policy); default 1 (mpi_policy)
-  --hostfile FILE         the hosts to run on, as mpiexec reads them (Open MPI: "host slots=N")
-  --host LIST             the hosts to run on, e.g. node1:4,node2:4 (mpiexec --host)
+  --hostfile FILE         the hosts to run on, as mpiexec reads them (Open MPI: "host slots=N");
+                          ranks are spread one host after another (--map-by node)
+  --host LIST             the hosts to run on, e.g. node1:4,node2:4 (mpiexec --host), spread likewise
+  --cores-per-node C      the prediction also in nodes of C cores, with core-hours per run
   --mpiexec PATH          the mpiexec to use (default: mpiexec on PATH, or $MPIEXEC)
   --launcher CMD          call `CMD N PROGRAM ARGS...` instead of mpiexec (e.g. the chunkwise-mpiexec
                           a chunkwise build writes: mpiexec with its flags)
@@ -27,18 +29,22 @@ Options:
                           the fewest workers measured, and the report says so)
   -h, --help              this text
 
+Each report says how many hosts it was given (CHUNKWISE_BENCH_HOSTS) and notes a rank count that
+ran on fewer; scaling_hosts.csv holds each host's ranks, threads, busy and read time and bytes.
+
 With more than one thread per rank, Open MPI's binding of each rank to one core is turned off
 (OMPI_MCA_hwloc_base_binding_policy=none), so that a rank's threads get cores of their own.
 
-Inside a SLURM allocation each launch is `srun -n N` (the allocation decides the hosts), with the
-MPI plugin srun offers (SLURM_MPI_TYPE if set, else pmix, else pmi2); a rank count larger than
+Inside a SLURM allocation each launch is `srun -N M -n N -c T` (M = min(N, the allocation's
+nodes): the ranks spread over the nodes, each with T cores for its T threads: srun does not take
+--cpus-per-task from the allocation since SLURM 22.05), with the MPI plugin srun offers (SLURM_MPI_TYPE if set, else pmix, else pmi2); a rank count larger than
 the allocation's tasks is refused.
 EOF
 }
 
 die() { echo "scale-mpi.sh: $*" >&2; exit 2; }
 
-ranks="" threads=1 mpiexec="${MPIEXEC:-mpiexec}" launcher="" hostfile="" hosts="" baseline=1
+ranks="" threads=1 mpiexec="${MPIEXEC:-mpiexec}" launcher="" hostfile="" hosts="" baseline=1 per_node=""
 while (($#)); do
   case "$1" in
     --ranks) ranks="${2:-}"; shift 2 || die "--ranks needs a value" ;;
@@ -48,6 +54,7 @@ while (($#)); do
     --hostfile) hostfile="${2:-}"; shift 2 || die "--hostfile needs a file" ;;
     --host) hosts="${2:-}"; shift 2 || die "--host needs a list of hosts" ;;
     --no-baseline) baseline=0; shift ;;
+    --cores-per-node) per_node="${2:-}"; shift 2 || die "--cores-per-node needs a value" ;;
     --) shift; break ;;
     -h|--help) usage; exit 0 ;;
     *) die "unknown option $1 (the benchmark command goes after --; see --help)" ;;
@@ -61,6 +68,7 @@ for n in "${rank_list[@]}"; do
   [[ "$n" =~ ^[1-9][0-9]*$ ]] || die "--ranks: '$n' is not a rank count of at least 1"
 done
 [[ -z "$hostfile" || -z "$hosts" ]] || die "give --hostfile or --host, not both"
+[[ -z "$per_node" || "$per_node" =~ ^[1-9][0-9]*$ ]] || die "--cores-per-node: '$per_node' is not a whole number of at least 1"
 
 # Every host named must be one this machine can reach by name.
 check_host() {
@@ -69,19 +77,26 @@ check_host() {
   getent hosts "$h" >/dev/null 2>&1 || [[ "$h" == "localhost" || "$h" == "$(hostname)" ]] ||
     die "$from names the host '$h', which this machine does not know (not in /etc/hosts or DNS)"
 }
-mpi_hosts=()
+mpi_hosts=() given=()
 if [[ -n "$hostfile" ]]; then
   [[ -r "$hostfile" ]] || die "--hostfile: cannot read $hostfile"
   while read -r first _; do
     [[ -z "$first" || "$first" == \#* ]] && continue
     check_host "${first%%:*}" "the hostfile $hostfile"
+    given+=("${first%%:*}")
   done < "$hostfile"
-  mpi_hosts=(--hostfile "$hostfile")
+  # One rank per host in turn (Open MPI fills a host's slots first otherwise: 2 ranks on node1).
+  mpi_hosts=(--hostfile "$hostfile" --map-by node)
 fi
 if [[ -n "$hosts" ]]; then
   IFS=, read -r -a host_list <<< "$hosts"
-  for h in "${host_list[@]}"; do check_host "${h%%:*}" "--host"; done
-  mpi_hosts=(--host "$hosts")
+  for h in "${host_list[@]}"; do check_host "${h%%:*}" "--host"; given+=("${h%%:*}"); done
+  mpi_hosts=(--host "$hosts" --map-by node)
+fi
+# How many hosts the run was given: each report says so, and notes a rank count on fewer.
+if ((${#given[@]})); then
+  CHUNKWISE_BENCH_HOSTS=$(printf '%s\n' "${given[@]}" | sort -u | wc -l)
+  export CHUNKWISE_BENCH_HOSTS
 fi
 
 # The command's own --out is where the merged report goes; each launch gets a folder inside it.
@@ -112,24 +127,28 @@ if ((in_slurm)); then
     done
   fi
   [[ -n "$plugin" ]] && srun_mpi=(--mpi="$plugin")
+  nodes="${SLURM_JOB_NUM_NODES:-${SLURM_NNODES:-1}}"
+  [[ "$nodes" =~ ^[1-9][0-9]*$ ]] || nodes=1
+  export CHUNKWISE_BENCH_HOSTS="$nodes"
 elif [[ -z "$launcher" ]] && ! command -v "$mpiexec" >/dev/null 2>&1; then
   die "$mpiexec not found: install an MPI (Debian: openmpi-bin), or pass --mpiexec PATH or --launcher CMD"
 fi
 
-launch() {  # launch N PROGRAM ARGS...
-  local n="$1"; shift
+launch() {  # launch N T PROGRAM ARGS...: N ranks of T threads
+  local n="$1" t="$2"; shift 2
   if [[ -n "$launcher" ]]; then
     $launcher "$n" ${mpi_hosts[@]+"${mpi_hosts[@]}"} "$@"
   elif ((in_slurm)); then
-    srun ${srun_mpi[@]+"${srun_mpi[@]}"} -n "$n" "$@"
+    # -N: the ranks over as many nodes as they can fill; -c: T cores per rank.
+    srun ${srun_mpi[@]+"${srun_mpi[@]}"} -N "$((n < nodes ? n : nodes))" -n "$n" -c "$t" "$@"
   else
     "$mpiexec" ${mpi_hosts[@]+"${mpi_hosts[@]}"} -n "$n" "$@"
   fi
 }
 
 # A rank running T threads needs T cores: Open MPI binds each rank to one core by default (its
-# threads would then share it), so binding is off for hybrid runs (SLURM gives each task
-# --cpus-per-task cores itself).
+# threads would then share it), so binding is off for hybrid runs; under SLURM, srun -c T binds
+# each task to T cores.
 ((threads > 1)) && export OMPI_MCA_hwloc_base_binding_policy=none
 
 smallest="${rank_list[0]}"
@@ -137,13 +156,13 @@ for n in "${rank_list[@]}"; do ((n < smallest)) && smallest=$n; done
 runs=()
 if ((baseline && smallest * threads > 1)); then
   echo "=== baseline: 1 rank x 1 thread (speedups are measured against it) ==="
-  launch 1 "${cmd[@]}" --mode mpi --threads 1 --out "$out/baseline" || die "the baseline run (1 rank) failed"
+  launch 1 1 "${cmd[@]}" --mode mpi --threads 1 --out "$out/baseline" || die "the baseline run (1 rank) failed"
   runs+=("$out/baseline")
 fi
 for n in "${rank_list[@]}"; do
   echo "=== $n rank(s) x $threads thread(s) ==="
-  launch "$n" "${cmd[@]}" --mode mpi --threads "$threads" --out "$out/np$n" || die "the run at $n rank(s) failed"
+  launch "$n" "$threads" "${cmd[@]}" --mode mpi --threads "$threads" --out "$out/np$n" || die "the run at $n rank(s) failed"
   runs+=("$out/np$n")
 done
 echo "=== merged: $out ==="
-"$bench" merge --out "$out" "${runs[@]}"
+"$bench" merge --out "$out" ${per_node:+--cores-per-node "$per_node"} "${runs[@]}"

@@ -68,8 +68,8 @@ constexpr const char* usage =
     "  chunkwise-bench synthetic --serial-fraction S [--seconds 0.4] [--blocks 64] [--threads 1,2] [--repeats 3]\n"
     "                            [--warmup 1] --out DIR [--mode threads|mpi] [--work spin|sleep]\n"
     "                            [--read-mib D --worker-mibps b [--shared-mibps B]] [--comm-ms c [--comm-growth n|log]]\n"
-    "  chunkwise-bench merge --out DIR RUN_DIR...\n"
-    "  chunkwise-bench predict --from RUN_DIR... [--out DIR] [--cores C] [--leave-one-out]\n"
+    "  chunkwise-bench merge --out DIR [--cores C] [--cores-per-node C] RUN_DIR...\n"
+    "  chunkwise-bench predict --from RUN_DIR... [--out DIR] [--cores C] [--cores-per-node C] [--leave-one-out]\n"
     "  chunkwise-bench read --file FILE.h5 [--dataset PATH] [--threads 1,2] [--repeats 3] [--every 200]\n"
     "                       [--block-mib 4] [--big-block-mib 128] [--json]\n"
     "  chunkwise-bench select --file FILE.h5 [--dataset PATH] [--select 564] [--stride 16] [--threads 1,2]\n"
@@ -77,6 +77,9 @@ constexpr const char* usage =
     "  chunkwise-bench first-read --file FILE.h5 [--dataset /data] [--threads 1,2] [--repeats 3] [--block-mib 4]\n"
     "                             [--make ROWSxCOLS [--gzip]]\n"
     "  chunkwise-bench codecs --file FILE.h5 [--dataset /data] [--threads 1,2] [--repeats 3] [--block-mib 4]\n"
+    "rmsd and synthetic also take [--precision 0.03] [--budget-s 60] [--max-repeats 50] (repeat each count until\n"
+    "its mean is known within ±precision at 95% confidence, or the budget runs out; 0: exactly --repeats) and\n"
+    "[--cores C] [--cores-per-node C] for the prediction.\n"
     "Under mpiexec/srun (or --mode mpi) rmsd and synthetic run across ranks; --threads is then per rank.\n";
 
 /// True when an MPI launcher started this process (then MPI is initialised).
@@ -227,6 +230,7 @@ struct synthetic_workload {
             if (read_each > 0) {
                 chunkwise::read_scope reading;
                 pause(read_each);
+                chunkwise::count_read_bytes(read_bytes / static_cast<double>(blocks.size()));
             }
             work(each);
         });
@@ -242,7 +246,8 @@ struct synthetic_workload {
 
 struct run_settings {
     std::vector<std::size_t> threads;
-    std::size_t repeats = 3, warmup = 1;
+    std::size_t repeats = 3, warmup = 1, max_repeats = 50;
+    double precision = 0.03, budget_s = 60;
 };
 
 /// Calls w.after(workers) where the workload has such a step (the synthetic one's growing cost).
@@ -262,6 +267,9 @@ bench::scaling_report run_counts(const std::string& name, const Workload& w, con
     opt.workers = s.threads;
     opt.repeats = s.repeats;
     opt.warmup = s.warmup;
+    opt.precision = s.precision;
+    opt.budget_s = s.budget_s;
+    opt.max_repeats = std::max(s.max_repeats, s.repeats);
     auto once = [&](auto& policy) {
         auto partial = w.run(policy);
         combine(chunkwise::gather(policy, std::move(partial)));
@@ -296,14 +304,35 @@ struct io_figures {
     std::string probe;
 };
 
+/// The hosts the launch was given (scale-mpi.sh sets CHUNKWISE_BENCH_HOSTS; 0: unknown).
+std::size_t hosts_given() {
+    const char* v = std::getenv("CHUNKWISE_BENCH_HOSTS");
+    if (v == nullptr || *v == '\0') return 0;
+    char* end = nullptr;
+    const unsigned long long n = std::strtoull(v, &end, 10);
+    return end != v && *end == '\0' ? static_cast<std::size_t>(n) : 0;
+}
+
+/// The repeat options every measuring command takes (see usage).
+void repeat_settings(const bench_cli::args& a, run_settings& s) {
+    s.repeats = a.count("repeats", 3, 1);
+    s.warmup = a.count("warmup", 1, 0);
+    s.precision = a.number("precision", 0.03);
+    if (!(s.precision >= 0) || s.precision >= 1) {
+        throw std::invalid_argument("--precision: must lie in [0, 1) (0.03: each mean within ±3%; 0: exactly --repeats)");
+    }
+    s.budget_s = a.number("budget-s", 60);
+    if (!(s.budget_s >= 0)) throw std::invalid_argument("--budget-s: must be 0 (no limit) or positive seconds");
+    s.max_repeats = a.count("max-repeats", 50, 1);
+}
+
 template <class Workload, class Combine>
 int run_and_report(const bench_cli::args& a, const std::string& name, const std::string& input, const Workload& w,
                    Combine&& combine, const std::function<std::string(const fs::path&)>& extra_outputs,
-                   const io_figures& io = {}) {
+                   const io_figures& io, const bench::fingerprint& print) {
     run_settings s;
     s.threads = a.counts("threads", {1, 2}, 1);
-    s.repeats = a.count("repeats", 3, 1);
-    s.warmup = a.count("warmup", 1, 0);
+    repeat_settings(a, s);
     const fs::path out = a.required("out");
     bool root = true;
     const bool ranks = mpi_mode(a);
@@ -312,11 +341,13 @@ int run_and_report(const bench_cli::args& a, const std::string& name, const std:
 #endif
     bench::scaling_report report = run_counts(name, w, s, ranks, combine);
     report.input = input;
+    report.fingerprint = print;
+    report.hosts_given = hosts_given();
     report.bytes_read = io.bytes_read;
     report.shared_bandwidth = io.shared_bandwidth;
     report.probe = io.probe;
     if (root) {
-        bench::predict(report);  // where there are three worker counts from 1 on
+        bench::predict(report, false, a.count("cores", 0, 1), a.count("cores-per-node", 0, 1));
         finish_report(report, out, extra_outputs(out));
     }
     return 0;
@@ -324,7 +355,9 @@ int run_and_report(const bench_cli::args& a, const std::string& name, const std:
 
 int cmd_rmsd(int argc, char** argv) {
     bench_cli::args a(argc, argv, 2,
-                      {"file", "dataset", "threads", "repeats", "warmup", "out", "every", "block-mib", "mode"}, {});
+                      {"file", "dataset", "threads", "repeats", "warmup", "out", "every", "block-mib", "mode", "precision",
+                       "budget-s", "max-repeats", "cores", "cores-per-node"},
+                      {});
     const fs::path file = a.required("file");
     const fs::path out = a.required("out");
     const std::string path = a.text("dataset", bench_h5md::positions_path);
@@ -333,6 +366,10 @@ int cmd_rmsd(int argc, char** argv) {
     int status = 1;
     try {
         (void)a.counts("threads", {1}, 1);  // bad lists fail before any file is opened
+        run_settings check;
+        repeat_settings(a, check);
+        (void)a.count("cores", 0, 1);
+        (void)a.count("cores-per-node", 0, 1);
         w = std::make_unique<bench_rmsd::rmsd_workload>(file, path, a.count("every", 200, 1),
                                                         a.count("block-mib", 8, 1) << 20);
         prepare_output(out);
@@ -367,6 +404,24 @@ int cmd_rmsd(int argc, char** argv) {
     io.probe = probe.text;
     std::error_code ec;
     const std::string input = fs::absolute(file, ec).lexically_normal().string() + ":" + h5::dataset(file, path).path();
+    bench::fingerprint print;
+    {
+        const h5::dataset ds(file, path);
+        print.program = "chunkwise-bench rmsd";
+        print.workload = "rmsd";
+        print.args = "--dataset " + ds.path() + " --every " + std::to_string(a.count("every", 200, 1)) +
+                     " --block-mib " + std::to_string(a.count("block-mib", 8, 1));
+        print.input_path = fs::absolute(file, ec).lexically_normal().string();
+        print.input_bytes = static_cast<double>(fs::file_size(file, ec));
+        std::string layout = "contiguous";
+        if (const auto chunk = ds.chunk_shape()) {
+            layout = "chunked (";
+            for (std::size_t d = 0; d < chunk->size(); ++d) layout += (d ? ", " : "") + std::to_string((*chunk)[d]);
+            layout += ")";
+        }
+        for (const std::string& f : ds.filters()) layout += ", " + f;
+        print.input_layout = layout + ", " + ds.type_name();
+    }
     return run_and_report(
         a, name, input, *w, [&](std::vector<std::vector<double>>&& parts) { last = flatten(parts); },
         [&](const fs::path& dir) {
@@ -374,13 +429,14 @@ int cmd_rmsd(int argc, char** argv) {
             return ", " + (dir / "rmsd.h5").string() + " (" + std::to_string(last.size()) + " frames, " +
                    std::to_string(w->selected()) + " atoms each, " + std::to_string(w->blocks()) + " blocks)";
         },
-        io);
+        io, print);
 }
 
 int cmd_synthetic(int argc, char** argv) {
     bench_cli::args a(argc, argv, 2,
                       {"serial-fraction", "seconds", "blocks", "threads", "repeats", "warmup", "out", "mode", "work",
-                       "read-mib", "worker-mibps", "shared-mibps", "comm-ms", "comm-growth"},
+                       "read-mib", "worker-mibps", "shared-mibps", "comm-ms", "comm-growth", "precision", "budget-s",
+                       "max-repeats", "cores", "cores-per-node"},
                       {});
     synthetic_workload w;
     w.serial_fraction = a.number("serial-fraction", 0.1);
@@ -413,6 +469,10 @@ int cmd_synthetic(int argc, char** argv) {
     }
     w.blocks = chunkwise::partition(a.count("blocks", 64, 1), chunkwise::parts{a.count("blocks", 64, 1)});
     (void)a.counts("threads", {1}, 1);
+    run_settings check;
+    repeat_settings(a, check);
+    (void)a.count("cores", 0, 1);
+    (void)a.count("cores-per-node", 0, 1);
     prepare_output(a.required("out"));
     char name[256];
     std::snprintf(name, sizeof name, "synthetic s=%g seconds=%g blocks=%zu%s", w.serial_fraction, w.seconds,
@@ -433,8 +493,12 @@ int cmd_synthetic(int argc, char** argv) {
         io.shared_bandwidth = w.probe(16);
         io.probe = "16 simulated readers at once";
     }
+    bench::fingerprint print;
+    print.program = "chunkwise-bench synthetic";
+    print.workload = "synthetic";
+    print.args = full.substr(std::string("synthetic ").size());
     return run_and_report(
-        a, full, "", w, [](auto&&) {}, [](const fs::path&) { return std::string(); }, io);
+        a, full, "", w, [](auto&&) {}, [](const fs::path&) { return std::string(); }, io, print);
 }
 
 /// The reports in the run folders `dirs` (their scaling.json), merged into one.
@@ -455,25 +519,26 @@ bench::scaling_report read_reports(const char* command, const std::vector<std::s
 }
 
 int cmd_merge(int argc, char** argv) {
-    bench_cli::args a(argc, argv, 2, {"out"}, {});
+    bench_cli::args a(argc, argv, 2, {"out", "cores", "cores-per-node"}, {});
     const fs::path out = a.required("out");
     if (a.positional().empty()) throw std::invalid_argument("merge: name the run folders to merge");
+    const std::size_t cores = a.count("cores", 0, 1), per_node = a.count("cores-per-node", 0, 1);
     bench::scaling_report report = read_reports("merge", a.positional());
-    bench::predict(report);
+    bench::predict(report, false, cores, per_node);
     prepare_output(out);
     finish_report(report, out);
     return 0;
 }
 
 int cmd_predict(int argc, char** argv) {
-    bench_cli::args a(argc, argv, 2, {"from", "out", "cores"}, {"leave-one-out"});
+    bench_cli::args a(argc, argv, 2, {"from", "out", "cores", "cores-per-node"}, {"leave-one-out"});
     std::vector<std::string> dirs{a.required("from")};
     for (const std::string& d : a.positional()) dirs.push_back(d);
     bench::scaling_report report = read_reports("predict", dirs);
-    bench::predict(report, true, a.count("cores", 0, 0));
+    bench::predict(report, true, a.count("cores", 0, 1), a.count("cores-per-node", 0, 1));
     if (a.flag("leave-one-out")) {
         double sum = 0;
-        const auto held = bench::leave_one_out(report, a.count("cores", 0, 0));
+        const auto held = bench::leave_one_out(report, a.count("cores", 0, 1));
         std::printf("leave-one-out: each point predicted by the model fitted to the others\n%8s %12s %12s %8s\n",
                     "workers", "measured s", "predicted s", "error");
         for (const auto& h : held) {

@@ -35,7 +35,9 @@ def main():
     with open(path) as f:
         r = json.load(f)
     need(r, ["workload", "input", "mode", "machine", "chunkwise_version", "baseline_workers", "baseline_note", "io",
-             "points", "amdahl", "prediction"], "the report")
+             "points", "amdahl", "prediction", "fingerprint", "hosts_given"], "the report")
+    need(r["fingerprint"], ["program", "workload", "args", "input"], "fingerprint")
+    need(r["fingerprint"]["input"], ["path", "bytes", "layout"], "fingerprint input")
     need(r["machine"], ["host", "cpu", "cores", "l3"], "machine")
     need(r["io"], ["bytes_read", "shared_bandwidth", "probe"], "io")
     if ARGS.mode and r["mode"] != ARGS.mode:
@@ -53,7 +55,20 @@ def main():
     for i, p in enumerate(pts):
         where = "point %d (%s workers)" % (i, p.get("workers"))
         need(p, ["workers", "ranks", "threads", "hosts", "repeats", "seconds", "samples", "phases", "per_rank",
-                 "slowest", "imbalance", "lock_held_share", "lock_bound", "speedup", "efficiency", "karp_flatt"], where)
+                 "slowest", "imbalance", "lock_held_share", "lock_bound", "speedup", "efficiency", "karp_flatt",
+                 "interval", "stop", "per_host", "read_bandwidth", "core_hours"], where)
+        if p["repeats"] != len(p["samples"]):
+            fail("%s: repeats %s for %d samples" % (where, p["repeats"], len(p["samples"])))
+        if p["stop"] not in ("precision", "budget", "max repeats", "fixed"):
+            fail("%s: stop '%s'" % (where, p["stop"]))
+        if len(p["samples"]) > 1:
+            lo, hi = p["interval"]
+            if not lo <= p["seconds"]["mean"] <= hi:
+                fail("%s: the interval %s does not hold the mean" % (where, p["interval"]))
+        for h in p["per_host"]:
+            need(h, ["host", "ranks", "threads", "busy", "read_bytes", "read", "slowest_rank"], where + " per_host")
+        if sum(h["ranks"] for h in p["per_host"]) != p["ranks"]:
+            fail("%s: per_host holds %d ranks of %d" % (where, sum(h["ranks"] for h in p["per_host"]), p["ranks"]))
         need(p["lock_bound"], ["16", "64", "1024"], where + " lock_bound")
         share = p["lock_held_share"]
         if not 0 <= share <= 1:
@@ -68,7 +83,8 @@ def main():
         if len(p["per_rank"]) != p["ranks"]:
             fail("%s: %d per_rank entries for %d ranks" % (where, len(p["per_rank"]), p["ranks"]))
         for rk in p["per_rank"]:
-            need(rk, ["rank", "host", "threads", "busy", "read", "compute", "wait", "combine", "lock"], where + " per_rank")
+            need(rk, ["rank", "host", "threads", "busy", "read", "compute", "wait", "combine", "lock", "read_bytes"],
+                 where + " per_rank")
         total = sum(p["phases"][k] for k in ("read", "compute", "wait", "combine", "other"))
         wall = p["seconds"]["mean"]
         if abs(total - wall) > 0.02 * wall:
@@ -97,7 +113,7 @@ def main():
         rows = list(csv.reader(f))
     header = ("workers,ranks,threads,repeats,mean_s,std_s,min_s,read_s,compute_s,wait_s,combine_s,other_s,lock_s,"
               "speedup,efficiency,karp_flatt,baseline_workers,slowest_rank,slowest_host,imbalance,lock_held_share,"
-              "lock_bound_16,lock_bound_64,lock_bound_1024")
+              "lock_bound_16,lock_bound_64,lock_bound_1024,interval_low_s,interval_high_s,stop,read_bandwidth,core_hours")
     if ",".join(rows[0]) != header:
         fail("unexpected CSV header: %s" % ",".join(rows[0]))
     if len(rows) - 1 != len(pts):
@@ -105,10 +121,36 @@ def main():
     with open(os.path.join(ARGS.dir, "scaling_ranks.csv")) as f:
         ranks_rows = list(csv.reader(f))
     if ",".join(ranks_rows[0]) != ("workers,ranks,threads,rank,host,rank_threads,busy_s,read_s,compute_s,wait_s,"
-                                   "combine_s,lock_s,slowest"):
+                                   "combine_s,lock_s,slowest,read_bytes"):
         fail("unexpected scaling_ranks.csv header: %s" % ",".join(ranks_rows[0]))
     if len(ranks_rows) - 1 != sum(p["ranks"] for p in pts):
         fail("scaling_ranks.csv has %d rows for %d ranks" % (len(ranks_rows) - 1, sum(p["ranks"] for p in pts)))
+    with open(os.path.join(ARGS.dir, "scaling_hosts.csv")) as f:
+        hosts_rows = list(csv.reader(f))
+    if ",".join(hosts_rows[0]) != "workers,ranks,threads,host,host_ranks,host_threads,busy_s,read_s,read_bytes,slowest_rank":
+        fail("unexpected scaling_hosts.csv header: %s" % ",".join(hosts_rows[0]))
+    q = r["prediction"]
+    if q and "fits" in q:
+        need(q, ["chosen", "held_out_error", "confident", "reason", "recommended_workers", "range", "next_measurement"],
+             "prediction")
+        if q["chosen"] not in ("model", "amdahl", "usl"):
+            fail("chosen fit '%s'" % q["chosen"])
+        if q["confident"] != (q["recommended_workers"] is not None) or q["confident"] != (q["reason"] is None):
+            fail("confident %s with recommended_workers %s and reason %s" %
+                 (q["confident"], q["recommended_workers"], q["reason"]))
+        if not q["confident"] and not q["reason"]:
+            fail("not confident without a reason")
+        lo, hi = q["range"]
+        if not 1 <= lo <= hi:
+            fail("range %s" % q["range"])
+        f = q["fits"]
+        if not 0 <= f["amdahl"]["serial_fraction"] <= 1:
+            fail("amdahl serial_fraction %s outside [0, 1]" % f["amdahl"]["serial_fraction"])
+        if not (0 <= f["usl"]["sigma"] <= 1 and f["usl"]["kappa"] >= 0):
+            fail("usl sigma %s, kappa %s outside their bounds" % (f["usl"]["sigma"], f["usl"]["kappa"]))
+        for k in ("t_serial", "work", "read_one", "comm", "worker_bandwidth", "shared_bandwidth"):
+            if f["model"][k] < 0:
+                fail("model %s %s is negative" % (k, f["model"][k]))
     if ARGS.plots:
         for png in ("speedup.png", "phases.png"):
             if not os.path.exists(os.path.join(ARGS.dir, png)):

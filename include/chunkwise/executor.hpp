@@ -82,6 +82,7 @@ public:
               read0_(detail::thread_read_seconds),
               wait0_(detail::thread_lock_wait_seconds),
               held0_(detail::thread_lock_held_seconds),
+              bytes0_(detail::thread_read_bytes),
               t0_(clock::now()) {}
     /// Adds the stretch's busy, read and lock time and its blocks to the worker's statistics.
     ~worker_clock() {
@@ -89,6 +90,7 @@ public:
         w_.read += detail::thread_read_seconds - read0_;
         w_.lock_wait += detail::thread_lock_wait_seconds - wait0_;
         w_.lock_held += detail::thread_lock_held_seconds - held0_;
+        w_.read_bytes += detail::thread_read_bytes - bytes0_;
         w_.blocks += blocks;
     }
     std::size_t blocks = 0;  ///< blocks run in this stretch
@@ -97,7 +99,7 @@ public:
 
 private:
     worker_stats& w_;
-    double read0_, wait0_, held0_;
+    double read0_, wait0_, held0_, bytes0_;
     clock::time_point t0_;
 };
 
@@ -111,6 +113,7 @@ inline void add_worker_time(std::vector<worker_stats>& total, const std::vector<
         total[w].blocks += part[w].blocks;
         total[w].lock_wait += part[w].lock_wait;
         total[w].lock_held += part[w].lock_held;
+        total[w].read_bytes += part[w].read_bytes;
     }
 }
 

@@ -25,6 +25,7 @@ struct worker_stats {
     std::size_t blocks = 0;  ///< blocks this worker ran
     double lock_wait = 0;    ///< seconds of read spent waiting for a lock of the read path
     double lock_held = 0;    ///< seconds of read spent holding one (serial: no other reader runs it)
+    double read_bytes = 0;   ///< bytes read from storage (h5 reads, count_read_bytes; exact up to 2^53)
 
     /// Seconds of busy not spent reading.
     [[nodiscard]] double compute() const noexcept { return busy - read; }
@@ -111,6 +112,11 @@ struct run_summary {
 
 /// summarize of one process's statistics.
 [[nodiscard]] inline run_summary summarize(const run_stats& one) { return summarize(std::vector<run_stats>{one}); }
+
+/// Adds `bytes` to the bytes read from storage by the block running on this thread
+/// (`worker_stats::read_bytes`), for a workload that reads by other means than h5:: (which counts
+/// its own). The scaling harness takes the read bandwidth of a run from these bytes.
+inline void count_read_bytes(double bytes) noexcept { detail::thread_read_bytes += bytes; }
 
 /// Counts the time between its construction and destruction as read time of the block running
 /// on this thread (`worker_stats::read`). Put one around the I/O inside a block function.

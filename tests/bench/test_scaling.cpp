@@ -106,7 +106,8 @@ TEST_CASE("the report's JSON and CSV follow the documented schema", "[scaling]")
     const std::string csv = r.csv();
     REQUIRE(csv.rfind("workers,ranks,threads,repeats,mean_s,std_s,min_s,read_s,compute_s,wait_s,combine_s,other_s,"
                       "lock_s,speedup,efficiency,karp_flatt,baseline_workers,slowest_rank,slowest_host,imbalance,"
-                      "lock_held_share,lock_bound_16,lock_bound_64,lock_bound_1024\n"
+                      "lock_held_share,lock_bound_16,lock_bound_64,lock_bound_1024,interval_low_s,interval_high_s,stop,"
+                      "read_bandwidth,core_hours\n"
                       "1,1,1,2,",
                       0) == 0);
     REQUIRE(std::count(csv.begin(), csv.end(), '\n') == 4);
@@ -368,7 +369,7 @@ TEST_CASE("phases add up to the wall time, with the straggler, its host and the 
     REQUIRE(sum == Approx(j["seconds"]["mean"].number()).epsilon(0.02));
     const std::string ranks = r.ranks_csv();
     REQUIRE(ranks.rfind("workers,ranks,threads,rank,host,rank_threads,busy_s,read_s,compute_s,wait_s,combine_s,lock_s,"
-                        "slowest\n",
+                        "slowest,read_bytes\n",
                         0) == 0);
     REQUIRE(ranks.find("6,3,2,1,b,2,") != std::string::npos);
     REQUIRE_THAT(r.table(), Contains("1@b"));
@@ -423,13 +424,19 @@ TEST_CASE("the per-phase model recovers known parameters and predicts; Amdahl an
         p.phases.compute = 0.45 / x;
         p.phases.read = std::max(0.16 / x, 0.064);
         p.phases.other = 0.05 + 0.005 * x;
-        p.samples = {p.phases.total()};
+        const double t = p.phases.total();
+        p.samples = {t * 0.999, t, t * 1.001};  // known within ±0.25%
         r.points.push_back(p);
     }
     r.finish();
     bench::predict(r, true);
     const auto& q = r.prediction;
     REQUIRE(q.fitted);
+    INFO(r.table());
+    REQUIRE(q.chosen == "model");
+    REQUIRE(q.confident);
+    REQUIRE(q.reason.empty());
+    REQUIRE(q.held_out_error < 0.15);
     REQUIRE(q.worker_bandwidth == Approx(400.0 * 1048576).epsilon(0.01));
     REQUIRE(q.points.front().workers == 8);
     REQUIRE(q.points.back().workers == 1024);
@@ -439,17 +446,26 @@ TEST_CASE("the per-phase model recovers known parameters and predicts; Amdahl an
     REQUIRE(q.knee >= 1);
     REQUIRE(q.break_even >= 1);
     REQUIRE(q.recommended == std::min(q.knee, q.break_even));
+    REQUIRE(q.range_low <= q.recommended);
+    REQUIRE(q.range_high >= q.recommended);
+    REQUIRE(std::isnan(q.next_measurement));
     REQUIRE(q.amdahl.error > 0);
     REQUIRE(q.usl.error >= 0);
     const auto v = chunkwise::detail::json_parser(r.json()).parse();
     REQUIRE(v["prediction"]["points"].as_array()->size() == 8);
-    for (const char* key : {"knee", "break_even", "recommended_workers"}) REQUIRE_FALSE(v["prediction"][key].is_null());
+    for (const char* key : {"knee", "break_even", "recommended_workers", "held_out_error"})
+        REQUIRE_FALSE(v["prediction"][key].is_null());
+    REQUIRE(v["prediction"]["chosen"].string() == "model");
+    REQUIRE(v["prediction"]["reason"].is_null());
+    REQUIRE(v["prediction"]["next_measurement"].is_null());
+    REQUIRE(v["prediction"]["range"].as_array()->size() == 2);
+    REQUIRE(v["points"].as_array()->front()["interval"].as_array()->size() == 2);
     for (const char* fit : {"model", "amdahl", "usl"}) REQUIRE_FALSE(v["prediction"]["fits"][fit]["error"].is_null());
     REQUIRE_THAT(r.table(), Contains("ask for"));
 }
 
 TEST_CASE("fit_usl recovers contention and coherency of exact data", "[scaling][model]") {
-    const bench::usl_fit truth{0.03, 0.002, 10.0, 0};
+    const bench::usl_fit truth{0.03, 0.002, 10.0, 0, {}};
     std::vector<double> n{1, 2, 4, 8, 16}, t;
     for (double x : n) t.push_back(truth.time_at(x));
     const auto fit = bench::fit_usl(n, t);
@@ -458,4 +474,210 @@ TEST_CASE("fit_usl recovers contention and coherency of exact data", "[scaling][
     REQUIRE(fit.t1 == Approx(10.0).epsilon(1e-9));
     REQUIRE(fit.error < 1e-9);
     REQUIRE(fit.peak_workers() == Approx(std::sqrt(0.97 / 0.002)));
+}
+
+namespace {
+/// A report of points at `counts`, each with three samples t(N) (1 - noise, 1, 1 + noise), all of
+/// it in the compute phase.
+bench::scaling_report report_of(const std::vector<std::size_t>& counts, double (*t)(double), double noise) {
+    bench::scaling_report r;
+    r.workload = "law";
+    for (std::size_t n : counts) {
+        bench::scaling_point p;
+        p.workers = p.threads = n;
+        const double x = t(static_cast<double>(n));
+        p.phases.compute = x;
+        p.samples = {x * (1 - noise), x, x * (1 + noise)};
+        r.points.push_back(p);
+    }
+    r.finish();
+    return r;
+}
+}  // namespace
+
+TEST_CASE("predict chooses the fit that predicts held-out points best", "[scaling][model]") {
+    // Amdahl exactly, the serial part inside the compute phase (a lock in user code): the
+    // per-phase model cannot see it; Amdahl predicts the held-out points without error.
+    auto r = report_of({1, 2, 4, 8}, [](double n) { return 0.4 * (0.1 + 0.9 / n); }, 0.001);
+    bench::predict(r, true);
+    const auto& q = r.prediction;
+    INFO(r.table());
+    REQUIRE(q.chosen == "amdahl");
+    REQUIRE(q.amdahl_held_out < 1e-6);
+    REQUIRE(q.model_held_out > q.amdahl_held_out);
+    REQUIRE(q.held_out_error == q.amdahl_held_out);
+    REQUIRE(q.points[1].workers == 16);
+    REQUIRE(q.points[1].speedup == Approx(1 / (0.1 + 0.9 / 16)).epsilon(0.01));  // 6.4, not 14.4
+    REQUIRE(q.confident);
+    REQUIRE(q.recommended <= 16);
+}
+
+TEST_CASE("predict is honest when unsure: noise, poor held-out fits, bounds, oversubscription", "[scaling][model]") {
+    SECTION("points within each other's noise") {
+        auto r = report_of({1, 2, 4}, [](double n) { return n == 1 ? 1.0 : 0.6; }, 0.05);
+        bench::predict(r, true);
+        const auto& q = r.prediction;
+        REQUIRE_FALSE(q.confident);
+        REQUIRE_THAT(q.reason, Contains("the points at 2 and 4 workers are within each other's noise"));
+        REQUIRE(std::isnan(q.recommended));
+        REQUIRE(q.next_measurement == 8);
+        REQUIRE(q.range_low <= q.range_high);
+        const auto v = chunkwise::detail::json_parser(r.json()).parse();
+        REQUIRE(v["prediction"]["recommended_workers"].is_null());
+        REQUIRE_FALSE(v["prediction"]["reason"].is_null());
+        REQUIRE(v["prediction"]["next_measurement"].number() == 8);
+        REQUIRE_THAT(r.table(), Contains("no single count") && Contains("measure 8 workers to decide"));
+    }
+    SECTION("a point of one sample: noise unknown") {
+        auto r = report_of({1, 2, 4}, [](double n) { return 1 / n; }, 0);
+        r.points[1].samples = {0.5};
+        r.finish();
+        bench::predict(r, true);
+        REQUIRE_FALSE(r.prediction.confident);
+        REQUIRE_THAT(r.prediction.reason, Contains("has one sample"));
+    }
+    SECTION("no fit predicts the held-out point within 15%") {
+        // Perfect scaling to 2, then slower at 4 and 8: none of the laws saw it coming.
+        auto r = report_of({1, 2, 4, 8}, [](double n) { return n <= 2 ? 1 / n : n / 8; }, 0.001);
+        bench::predict(r, true);
+        REQUIRE_FALSE(r.prediction.confident);
+        REQUIRE_THAT(r.prediction.reason, Contains("the limit is 15%"));
+        REQUIRE(r.prediction.next_measurement == 16);
+    }
+    SECTION("oversubscribed beyond --cores") {
+        auto r = report_of({1, 2, 4}, [](double n) { return 0.1 + 0.9 / n; }, 0.001);
+        bench::predict(r, true, 2);
+        REQUIRE_FALSE(r.prediction.confident);
+        REQUIRE_THAT(r.prediction.reason, Contains("the point at 4 workers ran on 2 cores (oversubscribed)"));
+    }
+}
+
+TEST_CASE("fits stay within physical bounds and say when a bound holds them", "[scaling][model]") {
+    // Times that rise with N and level off: the free USL fit wants sigma = 2.5.
+    const std::vector<double> n{1, 2, 4, 8}, t{1.0, 1.75, 2.125, 2.3125};
+    const auto usl = bench::fit_usl(n, t);
+    REQUIRE(usl.sigma >= 0);
+    REQUIRE(usl.sigma <= 1);
+    REQUIRE(usl.kappa >= 0);
+    REQUIRE_THAT(usl.at_bound, Contains("sigma = 1"));
+    const auto amdahl = bench::fit_amdahl(n, t);
+    REQUIRE(amdahl.serial_fraction == 1.0);
+    REQUIRE_THAT(amdahl.at_bound, Contains("serial_fraction = 1"));
+    const std::vector<double> good{1.0, 0.55, 0.325, 0.2125};  // Amdahl, s = 0.1
+    REQUIRE(bench::fit_usl(n, good).at_bound.empty());
+    REQUIRE(bench::fit_amdahl(n, good).at_bound.empty());
+    // Times that grow with N: a fit that describes them advises 1 worker.
+    auto r = report_of({1, 2, 4}, [](double x) { return 0.8 + 0.2 * x; }, 0.001);
+    bench::predict(r, true);
+    INFO(r.table());
+    REQUIRE(r.prediction.recommended == 1);
+}
+
+TEST_CASE("predict in nodes: core-hours on whole nodes; a node size that does not divide is refused",
+          "[scaling][model]") {
+    auto r = report_of({1, 2, 4, 8}, [](double n) { return 3600 * (0.05 + 0.95 / n); }, 0.001);
+    bench::predict(r, true, 0, 4);
+    const auto& q = r.prediction;
+    REQUIRE(q.confident);
+    REQUIRE(q.cores_per_node == 4);
+    REQUIRE(q.recommended_nodes == std::ceil(q.recommended / 4));
+    REQUIRE(r.points[0].core_hours == Approx(4 * r.points[0].mean / 3600));  // one whole node of 4 cores
+    REQUIRE(r.points[3].core_hours == Approx(8 * r.points[3].mean / 3600));
+    REQUIRE(q.points[0].core_hours == Approx(8 * q.points[0].seconds / 3600));
+    const auto v = chunkwise::detail::json_parser(r.json()).parse();
+    REQUIRE(v["prediction"]["recommended_nodes"].number() == q.recommended_nodes);
+    REQUIRE(v["points"].as_array()->back()["core_hours"].number() == Approx(r.points[3].core_hours));
+    REQUIRE_THAT(r.table(), Contains("nodes of 4 cores"));
+    REQUIRE_THROWS_WITH(bench::predict(r, true, 0, 3),
+                        Contains("--cores-per-node 3 does not divide the point of 4 workers"));
+}
+
+TEST_CASE("merge refuses reports of different work, naming each field that differs", "[scaling]") {
+    auto a = report_of({1, 2}, [](double n) { return 1 / n; }, 0.01);
+    auto b = report_of({4}, [](double n) { return 1 / n; }, 0.01);
+    a.fingerprint = {"chunkwise-bench rmsd", "rmsd", "--every 1", "/data/traj.h5", 1000, "chunked (1, 10, 3)"};
+    b.fingerprint = a.fingerprint;
+    REQUIRE(bench::scaling_report::merge({a, b}, {"A", "B"}).points.size() == 3);
+    b.fingerprint.args = "--every 200";
+    b.fingerprint.input_bytes = 2000;
+    REQUIRE_THROWS_WITH(bench::scaling_report::merge({a, b}, {"A", "B"}),
+                        Contains("A vs B differ in") && Contains("args: '--every 1' vs '--every 200'") &&
+                            Contains("input.bytes: '1000' vs '2000'"));
+    // The fingerprint survives JSON.
+    const auto back = bench::scaling_report::from_json(b.json());
+    REQUIRE(back.fingerprint.differences(b.fingerprint).empty());
+}
+
+TEST_CASE("per-host summary: ranks, threads, busy, read bytes and seconds, slowest rank", "[scaling][phases]") {
+    bench::scaling_point p;
+    p.workers = 6;
+    p.ranks = 3;
+    p.threads = 2;
+    auto with_bytes = [](chunkwise::run_stats s, double bytes) {
+        for (auto& w : s.workers) w.read_bytes = bytes;
+        return s;
+    };
+    const std::vector<chunkwise::run_stats> all{
+        with_bytes(rank_stats(0, "a", {{1.0, 0.5}, {1.0, 0.5}}, 1.2, 0), 100),
+        with_bytes(rank_stats(1, "a", {{2.0, 0.5}, {2.0, 0.5}}, 2.2, 0), 200),
+        with_bytes(rank_stats(2, "b", {{1.5, 1.0}, {1.5, 1.0}}, 1.7, 0), 300)};
+    p.add_repeat(all, {1.2, 2.2, 1.7});
+    REQUIRE(p.per_host.size() == 2);
+    REQUIRE(p.per_host[0].host == "a");
+    REQUIRE(p.per_host[0].ranks == 2);
+    REQUIRE(p.per_host[0].threads == 4);
+    REQUIRE(p.per_host[0].busy == Approx(1.5));
+    REQUIRE(p.per_host[0].read == Approx(0.5));
+    REQUIRE(p.per_host[0].read_bytes == Approx(600));
+    REQUIRE(p.per_host[0].slowest_rank == 1);
+    REQUIRE(p.per_host[1].host == "b");
+    REQUIRE(p.per_host[1].read_bytes == Approx(600));
+    REQUIRE(p.per_host[1].slowest_rank == 2);
+    bench::scaling_report r;
+    r.points.push_back(p);
+    r.hosts_given = 3;
+    r.finish();
+    const auto v = chunkwise::detail::json_parser(r.json()).parse();
+    const auto& h = v["points"].as_array()->front()["per_host"];
+    REQUIRE(h.as_array()->size() == 2);
+    for (const char* key : {"host", "ranks", "threads", "busy", "read_bytes", "read", "slowest_rank"})
+        REQUIRE_FALSE((*h.as_array())[0][key].is_null());
+    REQUIRE_THAT(r.hosts_csv(), Contains("6,3,2,a,2,4,"));
+    REQUIRE_THAT(r.table(), Contains("3 hosts were given, but the point of 3 ranks ran on 2"));
+}
+
+TEST_CASE("strong_scaling repeats until the mean is known, the budget runs out, or the most repeats", "[scaling]") {
+    auto work = [](chunkwise::thread_policy& pool) {
+        auto partial = chunkwise::map_blocks(pool, chunkwise::partition(8, chunkwise::parts{8}),
+                                             [](const chunkwise::block& b) {
+                                                 chunkwise::count_read_bytes(1000);
+                                                 return static_cast<double>(b.begin);
+                                             });
+        (void)chunkwise::gather(pool, std::move(partial));
+        return partial.stats();
+    };
+    bench::scaling_options opt;
+    opt.workers = {1};
+    opt.repeats = 2;
+    opt.warmup = 0;
+    opt.precision = 1e-12;  // never reached
+    opt.max_repeats = 5;
+    auto r = bench::strong_scaling(opt, work);
+    REQUIRE(r.points[0].samples.size() == 5);
+    REQUIRE(r.points[0].stop == "max repeats");
+    REQUIRE(r.points[0].per_rank[0].read_bytes == Approx(8000));  // count_read_bytes, per run
+    opt.budget_s = 1e-9;
+    r = bench::strong_scaling(opt, work);
+    REQUIRE(r.points[0].samples.size() == 2);  // the least, then the budget
+    REQUIRE(r.points[0].stop == "budget");
+    opt.precision = 10;  // any two samples
+    opt.budget_s = 0;
+    r = bench::strong_scaling(opt, work);
+    REQUIRE(r.points[0].stop == "precision");
+    REQUIRE(r.points[0].samples.size() == 2);
+    opt.precision = 0;
+    r = bench::strong_scaling(opt, work);
+    REQUIRE(r.points[0].stop == "fixed");
+    opt.precision = -1;
+    REQUIRE_THROWS_WITH(bench::strong_scaling(opt, work), Contains("precision and budget_s must be >= 0"));
 }

@@ -15,8 +15,10 @@
 #include <chunkwise/threads.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <functional>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -29,9 +31,30 @@ namespace chunkwise::bench {
 struct scaling_options {
     std::string workload = "workload";       ///< a name for the report
     std::vector<std::size_t> workers{1, 2};  ///< the counts passed to the policy factory (threads; per rank under MPI)
-    std::size_t repeats = 3;                 ///< timed runs per count
+    std::size_t repeats = 3;                 ///< timed runs per count (the least, with `precision`)
     std::size_t warmup = 1;                  ///< untimed runs first, per count
+    /// > 0: repeat each count until the 95% confidence interval of its mean is within ±precision
+    /// of it (0.03: ±3%), the count's `budget_s` runs out, or `max_repeats` were made; the point
+    /// says which (scaling_point::stop). 0: exactly `repeats`.
+    double precision = 0;
+    double budget_s = 0;           ///< seconds per count for the repeats past `repeats` (0: no limit)
+    std::size_t max_repeats = 50;  ///< timed runs per count at most, with `precision`
 };
+
+/// The half-width of the 95% confidence interval of the mean of `samples`, over the mean
+/// (infinity with fewer than two samples).
+[[nodiscard]] inline double relative_precision(const std::vector<double>& samples) {
+    const std::size_t n = samples.size();
+    if (n < 2) return std::numeric_limits<double>::infinity();
+    double sum = 0;
+    for (double t : samples) sum += t;
+    const double mean = sum / static_cast<double>(n);
+    double var = 0;
+    for (double t : samples) var += (t - mean) * (t - mean);
+    const double sd = std::sqrt(var / static_cast<double>(n - 1));
+    return mean > 0 ? t95(n - 1) * sd / std::sqrt(static_cast<double>(n)) / mean
+                    : std::numeric_limits<double>::infinity();
+}
 
 /// Runs `workload(policy)` on `make_policy(n)` for each n in opt.workers (warm-up runs first,
 /// then opt.repeats timed ones) and returns the finished report. A distributed policy's ranks all
@@ -52,6 +75,9 @@ template <class MakePolicy, class Workload>
         if (n == 0) throw std::invalid_argument("[chunkwise.bench] strong_scaling: a worker count of 0");
     }
     if (opt.repeats == 0) throw std::invalid_argument("[chunkwise.bench] strong_scaling: repeats must be at least 1");
+    if (!(opt.precision >= 0) || !(opt.budget_s >= 0)) {
+        throw std::invalid_argument("[chunkwise.bench] strong_scaling: precision and budget_s must be >= 0");
+    }
     using policy_t = std::remove_cvref_t<std::invoke_result_t<MakePolicy&, std::size_t>>;
     static_assert(execution_policy<policy_t>,
                   "chunkwise::bench::strong_scaling: make_policy(n) must return an execution policy");
@@ -66,7 +92,8 @@ template <class MakePolicy, class Workload>
         if constexpr (distributed_policy<policy_t>) point.ranks = static_cast<std::size_t>(policy.size());
         point.threads = point.workers / std::max<std::size_t>(point.ranks, 1);
         threads_beyond_one = threads_beyond_one || point.threads > 1;
-        for (std::size_t k = 0; k < opt.warmup + opt.repeats; ++k) {
+        const auto point_start = clock::now();
+        for (std::size_t k = 0;; ++k) {
             synchronize(policy);
             const auto t0 = clock::now();
             run_stats mine;
@@ -80,14 +107,35 @@ template <class MakePolicy, class Workload>
             mine.rank = policy.rank();
             if (mine.host.empty()) mine.host = report.machine.host;
             const std::vector<run_stats> all = gather_stats(policy, mine);
-            if (k < opt.warmup || !root) continue;
-            std::vector<double> times;
-            for (const run_stats& r : all) times.push_back(r.wall);
-            if (timed_only) {
-                point.add_timed_repeat(*std::max_element(times.begin(), times.end()));
-            } else {
-                point.add_repeat(all, times);
+            if (k >= opt.warmup && root) {
+                std::vector<double> times;
+                for (const run_stats& r : all) times.push_back(r.wall);
+                if (timed_only) {
+                    point.add_timed_repeat(*std::max_element(times.begin(), times.end()));
+                } else {
+                    point.add_repeat(all, times);
+                }
             }
+            // The root decides whether to go on; under MPI every rank follows it.
+            double more = 0;
+            if (root) {
+                const std::size_t timed = point.samples.size();
+                if (k < opt.warmup || timed < opt.repeats) {
+                    more = 1;
+                } else if (opt.precision <= 0) {
+                    point.stop = "fixed";
+                } else if (relative_precision(point.samples) <= opt.precision) {
+                    point.stop = "precision";
+                } else if (timed >= opt.max_repeats) {
+                    point.stop = "max repeats";
+                } else if (opt.budget_s > 0 && seconds_since(point_start) >= opt.budget_s) {
+                    point.stop = "budget";
+                } else {
+                    more = 1;
+                }
+            }
+            if constexpr (distributed_policy<policy_t>) chunkwise::detail::policy_access::broadcast_value(policy, more);
+            if (more == 0) break;
         }
         if (root) report.points.push_back(std::move(point));
     }

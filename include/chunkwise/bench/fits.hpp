@@ -38,6 +38,20 @@ template <class Law>
     return workers.empty() ? 0.0 : std::sqrt(sum / static_cast<double>(workers.size()));
 }
 
+/// The two-sided 95% quantile of Student's t with `df` degrees of freedom (the half-width of a
+/// mean's 95% confidence interval is t95(n - 1) s / sqrt(n)); NaN for df = 0.
+[[nodiscard]] inline double t95(std::size_t df) noexcept {
+    static constexpr double table[] = {12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+                                       2.201,  2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+                                       2.080,  2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042};
+    if (df == 0) return std::numeric_limits<double>::quiet_NaN();
+    if (df <= 30) return table[df - 1];
+    if (df <= 40) return 2.042 - (2.042 - 2.021) * static_cast<double>(df - 30) / 10;
+    if (df <= 60) return 2.021 - (2.021 - 2.000) * static_cast<double>(df - 40) / 20;
+    if (df <= 120) return 2.000 - (2.000 - 1.980) * static_cast<double>(df - 60) / 60;
+    return 1.960;
+}
+
 namespace detail {
 
 /// Checks the points a fit gets: as many worker counts as times, all positive, at least `distinct`
@@ -133,6 +147,10 @@ struct amdahl_fit {
     double t1 = 0;                                                 ///< the fitted time on one worker, seconds
     double max_speedup = std::numeric_limits<double>::infinity();  ///< 1 / s (infinity for s = 0)
     double error = 0;  ///< RMS relative error of the fitted times over the measured points (fit_error)
+    /// "" when the least squares lay inside the bounds; else the parameter held at its bound and
+    /// why ("serial_fraction = 0: the times fall faster than 1/N"; "serial_fraction = 1: the times
+    /// rise with N"): the law does not describe these points.
+    std::string at_bound;
 
     /// The speedup the fit predicts on n workers: 1 / (s + (1 - s) / n).
     [[nodiscard]] double speedup_at(double n) const { return 1.0 / (serial_fraction + (1.0 - serial_fraction) / n); }
@@ -164,6 +182,10 @@ struct amdahl_fit {
     double b = sxy / sxx;
     double a = my - b * mx;
     amdahl_fit fit;
+    // Held at a bound only where the free fit lies clearly outside it (rounding and noise around
+    // s = 0 are a perfectly parallel run, not a failed fit).
+    if (a < -0.02 * (a + b)) fit.at_bound = "serial_fraction = 0: the times fall faster than 1/N";
+    if (b < 0) fit.at_bound = "serial_fraction = 1: the times rise with N";
     if (a < 0) {  // s = 0: t = b / N, least squares through the origin
         double num = 0, den = 0;
         for (std::size_t i = 0; i < workers.size(); ++i) {
@@ -189,10 +211,13 @@ struct amdahl_fit {
 /// part), kappa coherency (a cost that grows with every pair of workers: the speedup peaks and
 /// then falls).
 struct usl_fit {
-    double sigma = 0;  ///< contention, >= 0
+    double sigma = 0;  ///< contention, in [0, 1]
     double kappa = 0;  ///< coherency, >= 0
     double t1 = 0;     ///< the fitted time on one worker, seconds
     double error = 0;  ///< RMS relative error of the fitted times over the measured points
+    /// "" when the least squares lay inside the bounds; else the parameter held at its bound
+    /// ("sigma = 1: ..."): the law does not describe these points.
+    std::string at_bound;
 
     /// The time the law predicts on n workers, seconds.
     [[nodiscard]] double time_at(double n) const { return t1 * (1 + sigma * (n - 1) + kappa * n * (n - 1)) / n; }
@@ -206,7 +231,8 @@ struct usl_fit {
 
 /// Least-squares fit of the USL to every (workers[i], seconds[i]), in relative terms (each time
 /// weighted by 1 / t^2): t(N) = a / N + b (N - 1) / N + c (N - 1) with a = t1, b = t1 sigma,
-/// c = t1 kappa, all >= 0.
+/// c = t1 kappa, all >= 0 and sigma <= 1 (where the free fit wants sigma > 1 the times rise with
+/// N faster than the law allows: sigma is held at 1, refitted, and at_bound says so).
 /// \throws std::invalid_argument as fit_amdahl (two distinct worker counts at least)
 [[nodiscard]] inline usl_fit fit_usl(std::span<const double> workers, std::span<const double> seconds) {
     detail::check_fit_points("fit_usl", workers, seconds, 2);
@@ -223,6 +249,16 @@ struct usl_fit {
     fit.t1 = c[0];
     fit.sigma = c[0] > 0 ? c[1] / c[0] : 0;
     fit.kappa = c[0] > 0 ? c[2] / c[0] : 0;
+    if (c[0] <= 0 || c[1] > c[0]) {
+        // sigma = 1: t(N) = t1 + t1 kappa (N - 1), a line in N - 1 with both coefficients >= 0.
+        std::vector<std::array<double, 2>> x2;
+        for (double n : workers) x2.push_back({1.0, n - 1});
+        const auto d = detail::nonnegative_fit<2>(x2, y, w);
+        fit.t1 = d[0];
+        fit.sigma = 1;
+        fit.kappa = d[0] > 0 ? d[1] / d[0] : 0;
+        fit.at_bound = "sigma = 1: the times do not fall with N as contention allows";
+    }
     fit.error = fit_error(fit, workers, seconds);
     return fit;
 }

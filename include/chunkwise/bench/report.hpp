@@ -69,9 +69,11 @@ struct rank_times {
     double wait = 0;     ///< idle until the run ended
     double combine = 0;  ///< combining on the calling thread
     double lock = 0;     ///< of read, at a lock of the read path
-    /// Calls f(mine, theirs) for each time of this and `o`, field by field (to combine them).
+    double read_bytes = 0;  ///< bytes all its workers read from storage per run
+    /// Calls f(mine, theirs) for each figure of this and `o`, field by field (to combine them).
     template <class F>
     void each(const rank_times& o, F&& f) {
+        f(read_bytes, o.read_bytes);
         f(busy, o.busy);
         f(read, o.read);
         f(compute, o.compute);
@@ -79,6 +81,17 @@ struct rank_times {
         f(combine, o.combine);
         f(lock, o.lock);
     }
+};
+
+/// One host of a point: its ranks together.
+struct host_times {
+    std::string host;         ///< the host name
+    std::size_t ranks = 0;    ///< ranks that ran there
+    std::size_t threads = 0;  ///< their workers together
+    double busy = 0;          ///< seconds per worker inside block functions (mean over its ranks' workers)
+    double read = 0;          ///< of busy, reading (seconds per worker)
+    double read_bytes = 0;    ///< bytes its workers read from storage per run
+    int slowest_rank = 0;     ///< its rank with the most busy time per worker
 };
 
 /// One worker count of a scaling run.
@@ -90,6 +103,7 @@ struct scaling_point {
     std::vector<double> samples;  ///< wall seconds of each repeat (the slowest rank's)
     phase_times phases;           ///< the critical path, mean over repeats; adds up to `mean`
     std::vector<rank_times> per_rank;  ///< every rank, in rank order
+    std::vector<host_times> per_host;  ///< every host, in the order of its first rank (from per_rank)
     int slowest_rank = 0;              ///< the rank with the most busy time per worker (the straggler)
     std::string slowest_host;          ///< its host
     double imbalance = 1;              ///< max / mean busy time per worker over the ranks (1: balanced)
@@ -103,6 +117,24 @@ struct scaling_point {
     double speedup = not_measured;       ///< t(N0) / t(N), relative to the baseline N0 (null without one)
     double efficiency = not_measured;    ///< speedup / (N / N0)
     double karp_flatt = not_measured;    ///< needs a measured t(1); null at N = 1 and without one
+    /// The 95% confidence interval of the mean wall time, seconds (Student's t over the samples;
+    /// null with one sample).
+    double interval_low = not_measured, interval_high = not_measured;
+    /// Why the repeats stopped: "precision" (the interval within the precision asked for),
+    /// "budget" (the time budget ran out), "max repeats", or "fixed" (a fixed count was asked for).
+    std::string stop = "fixed";
+    /// D / the critical path's read time: the read bandwidth the run itself reached at this count,
+    /// bytes/s (null without bytes or a read phase).
+    double read_bandwidth = not_measured;
+    /// Core-hours of one run at this point on whole nodes: ceil(N / C) C t / 3600 (filled by predict
+    /// with cores per node C; null otherwise).
+    double core_hours = not_measured;
+
+    /// The interval's half-width over the mean (0.03: known within ±3%); infinity with one sample.
+    [[nodiscard]] double relative_precision() const noexcept {
+        return std::isnan(interval_high) || !(mean > 0) ? std::numeric_limits<double>::infinity()
+                                                        : (interval_high - interval_low) / 2 / mean;
+    }
 
     /// The Amdahl bound on the speedup at `n` workers that lock_held_share implies.
     [[nodiscard]] double lock_bound(double n) const noexcept {
@@ -139,6 +171,7 @@ struct scaling_point {
                 mine.compute += w.compute() / t;
                 mine.wait += w.wait / t;
                 mine.lock += w.lock() / t;
+                mine.read_bytes += w.read_bytes;
                 mine.combine += w.combine;  // the calling thread's
             }
             if (mine.busy > most_busy) {
@@ -185,11 +218,13 @@ struct scaling_point {
         samples.push_back(wall);
     }
 
-    /// The straggler, the imbalance and the number of hosts, from per_rank.
+    /// The straggler, the imbalance, the number of hosts and the per-host summary, from per_rank.
     void summarize_ranks() {
         if (per_rank.empty()) return;
         double sum = 0, most = -1;
         std::set<std::string> distinct;
+        per_host.clear();
+        std::vector<double> host_most;
         for (const rank_times& r : per_rank) {
             sum += r.busy;
             distinct.insert(r.host);
@@ -197,6 +232,24 @@ struct scaling_point {
                 most = r.busy;
                 slowest_rank = r.rank;
                 slowest_host = r.host;
+            }
+            auto h = std::find_if(per_host.begin(), per_host.end(), [&](const host_times& x) { return x.host == r.host; });
+            if (h == per_host.end()) {
+                per_host.push_back(host_times{r.host, 0, 0, 0, 0, 0, r.rank});
+                host_most.push_back(-1);
+                h = per_host.end() - 1;
+            }
+            const double before = static_cast<double>(h->threads), mine = static_cast<double>(r.threads);
+            const double all = std::max(before + mine, 1.0);
+            h->busy = (h->busy * before + r.busy * mine) / all;
+            h->read = (h->read * before + r.read * mine) / all;
+            h->read_bytes += r.read_bytes;
+            h->ranks += 1;
+            h->threads += r.threads;
+            double& top = host_most[static_cast<std::size_t>(h - per_host.begin())];
+            if (r.busy > top) {
+                top = r.busy;
+                h->slowest_rank = r.rank;
             }
         }
         const double mean_busy = sum / static_cast<double>(per_rank.size());
@@ -214,13 +267,28 @@ struct prediction_report {
         double seconds = 0;     ///< the model's t(N)
         double speedup = 0;     ///< the measured t(1) / t(N)
         double efficiency = 0;  ///< speedup / N
+        double core_hours = not_measured;  ///< on whole nodes of C cores (NaN without C)
     };
     bool fitted = false;       ///< false: not enough points (see note)
     std::string note;          ///< why there is no prediction, or what it assumes
     std::vector<point> points;  ///< predicted at 8, 16, ..., 1024 workers
     double knee = 0;           ///< the worker count past which doubling gains less than 10%
     double break_even = 0;     ///< P*: past it, more core-hours are spent than the run saves (E < 0.5)
-    double recommended = 0;    ///< the workers to ask for: min(knee, P*)
+    double recommended = 0;    ///< the workers to ask for: min(knee, P*) of the chosen fit (NaN: not confident)
+    std::string chosen;        ///< the fit the figures come from: "model", "amdahl" or "usl"
+    /// RMS relative error of the chosen fit's predictions of points it was not fitted to: each
+    /// point past the second predicted from the points of fewer workers (NaN: too few points).
+    double held_out_error = not_measured;
+    double model_held_out = not_measured;   ///< the same for the per-phase model
+    double amdahl_held_out = not_measured;  ///< for Amdahl's law
+    double usl_held_out = not_measured;     ///< for the USL
+    bool confident = false;    ///< whether the points support one recommended count
+    std::string reason;        ///< why not confident ("" when confident)
+    double range_low = 0, range_high = 0;  ///< the counts the fits that hold still allow
+    double next_measurement = not_measured;  ///< the worker count to measure next to decide (NaN: none)
+    std::size_t cores_per_node = 0;          ///< C given to predict (0: none)
+    double recommended_nodes = not_measured; ///< ceil(recommended / C) (NaN without C or confidence)
+    std::string bandwidth_note;  ///< how the read bandwidth was taken (from the run; the probe checked against it)
     // The fitted model t(N) = t_serial + W / N + D / min(N b, B) + c g(N), and the laws beside it.
     double t_serial = 0;          ///< seconds no worker count shortens
     double work = 0;              ///< W: seconds of parallel compute on one worker
@@ -235,6 +303,34 @@ struct prediction_report {
     usl_fit usl;                  ///< the Universal Scalability Law fitted to the same points
 };
 
+/// What a report measured, so that only runs of the same work are merged: the program, the
+/// workload, the arguments that change the work, and the input.
+struct fingerprint {
+    std::string program;   ///< e.g. "chunkwise-bench rmsd", or the user's program
+    std::string workload;  ///< the workload's name
+    std::string args;      ///< the arguments that change the work (not the worker counts or repeats)
+    std::string input_path;    ///< the input's absolute path ("" for none)
+    double input_bytes = 0;    ///< its size in bytes
+    std::string input_layout;  ///< how it is stored (e.g. "chunked (1, 4623, 3), gzip 1")
+    /// The fields that differ from `o`, each as "field: 'mine' vs 'theirs'" ("" when the same).
+    [[nodiscard]] std::string differences(const fingerprint& o) const {
+        std::string d;
+        auto cmp = [&](const char* name, const std::string& a, const std::string& b) {
+            if (a != b) d += (d.empty() ? "" : "; ") + std::string(name) + ": '" + a + "' vs '" + b + "'";
+        };
+        cmp("program", program, o.program);
+        cmp("workload", workload, o.workload);
+        cmp("args", args, o.args);
+        cmp("input.path", input_path, o.input_path);
+        char a[32], b[32];
+        std::snprintf(a, sizeof a, "%.0f", input_bytes);
+        std::snprintf(b, sizeof b, "%.0f", o.input_bytes);
+        cmp("input.bytes", a, b);
+        cmp("input.layout", input_layout, o.input_layout);
+        return d;
+    }
+};
+
 /// A strong-scaling run: points over worker counts, the derived figures and fits, written as
 /// scaling.json, scaling.csv and scaling_ranks.csv (schema in docs/scaling.md).
 class scaling_report {
@@ -242,6 +338,9 @@ public:
     std::string workload;          ///< what ran
     std::string input;             ///< what it read: "FILE:DATASET" (absolute path), or "" for none
     std::string mode = "threads";  ///< "threads", "mpi" or "hybrid"
+    struct fingerprint fingerprint;  ///< what was measured; merge refuses reports that differ
+    /// Hosts the run was given (scale-mpi.sh: the hostfile, --host or the SLURM nodes; 0: unknown).
+    std::size_t hosts_given = 0;
     machine_info machine = machine_info::here();                ///< where it ran (the root's host)
     std::string chunkwise_version = CHUNKWISE_VERSION_STRING;  ///< the chunkwise that measured
     std::vector<scaling_point> points;  ///< ascending worker count after finish()
@@ -281,7 +380,10 @@ public:
     [[nodiscard]] std::string csv() const;
     /// Every rank of every point as CSV, one row each (scaling_ranks.csv).
     [[nodiscard]] std::string ranks_csv() const;
-    /// Writes scaling.json, scaling.csv and scaling_ranks.csv into `dir` (created if needed).
+    /// Every host of every point as CSV, one row each (scaling_hosts.csv).
+    [[nodiscard]] std::string hosts_csv() const;
+    /// Writes scaling.json, scaling.csv, scaling_ranks.csv and scaling_hosts.csv into `dir`
+    /// (created if needed).
     /// \throws chunkwise::error naming the folder or file that cannot be written
     void write(const std::filesystem::path& dir) const;
     /// A report read back from its JSON (samples included), for merging runs made apart (one

@@ -35,6 +35,18 @@ inline void scaling_report::finish() {
         double var = 0;
         for (double t : p.samples) var += (t - p.mean) * (t - p.mean);
         p.std = p.samples.size() > 1 ? std::sqrt(var / static_cast<double>(p.samples.size() - 1)) : 0.0;
+        if (p.samples.size() > 1) {
+            const double half = t95(p.samples.size() - 1) * p.std / std::sqrt(static_cast<double>(p.samples.size()));
+            p.interval_low = std::max(0.0, p.mean - half);
+            p.interval_high = p.mean + half;
+        } else {
+            p.interval_low = p.interval_high = not_measured;
+        }
+        // The bytes this point's workers counted (h5 reads, count_read_bytes), else the report's D.
+        double bytes = 0;
+        for (const rank_times& r : p.per_rank) bytes += r.read_bytes;
+        if (!(bytes > 0)) bytes = bytes_read;
+        p.read_bandwidth = bytes > 0 && p.phases.read > 0 ? bytes / p.phases.read : not_measured;
         p.summarize_ranks();
     }
     amdahl_fitted = false;
@@ -74,6 +86,13 @@ inline scaling_report scaling_report::merge(const std::vector<scaling_report>& p
                                             const std::vector<std::string>& names) {
     scaling_report r;
     if (parts.empty()) return r;
+    for (std::size_t i = 1; i < parts.size(); ++i) {
+        const std::string d = parts.front().fingerprint.differences(parts[i].fingerprint);
+        if (d.empty()) continue;
+        auto name = [&](std::size_t k) { return k < names.size() ? names[k] : "report " + std::to_string(k + 1); };
+        throw std::invalid_argument("[chunkwise.bench] merge: the reports measured different work and cannot be merged: " +
+                                    name(0) + " vs " + name(i) + " differ in " + d);
+    }
     for (const scaling_report& p : parts) {
         if (p.workload == parts.front().workload && p.input == parts.front().input) continue;
         std::string text = "[chunkwise.bench] merge: the reports are of different runs and cannot be merged:";
@@ -90,6 +109,7 @@ inline scaling_report scaling_report::merge(const std::vector<scaling_report>& p
     bool mpi = false, threads_beyond_one = false;
     for (const scaling_report& p : parts) {
         r.bytes_read = std::max(r.bytes_read, p.bytes_read);
+        r.hosts_given = std::max(r.hosts_given, p.hosts_given);
         if (p.shared_bandwidth > r.shared_bandwidth) {
             r.shared_bandwidth = p.shared_bandwidth;
             r.probe = p.probe;
@@ -129,17 +149,43 @@ inline std::string scaling_report::table() const {
         std::snprintf(b, sizeof b, format, x);
         return std::string(b);
     };
-    std::snprintf(line, sizeof line, "%7s %5s %7s  %9s %8s  %7s %7s %7s %7s %7s  %7s %6s %6s  %s\n", "workers",
-                  "ranks", "threads", "wall s", "std s", "read", "compute", "wait", "combine", "other", "speedup",
-                  "eff", "K-F", "slowest rank@host (imbalance)");
+    std::snprintf(line, sizeof line, "%7s %5s %7s  %9s %8s %8s %-15s  %7s %7s %7s %7s %7s  %7s %6s %6s  %s\n",
+                  "workers", "ranks", "threads", "wall s", "±95%", "repeats", "(stopped by)", "read", "compute", "wait",
+                  "combine", "other", "speedup", "eff", "K-F", "slowest rank@host (imbalance)");
     o << line;
     for (const scaling_point& p : points) {
-        std::snprintf(line, sizeof line, "%7zu %5zu %7zu  %9.4f %8.4f  %7.4f %7.4f %7.4f %7.4f %7.4f  %7s %6s %6s  %d@%s (%.2f)\n",
-                      p.workers, p.ranks, p.threads, p.mean, p.std, p.phases.read, p.phases.compute, p.phases.wait,
-                      p.phases.combine, p.phases.other, fig(p.speedup, "%.2f").c_str(),
-                      fig(p.efficiency, "%.2f").c_str(), fig(p.karp_flatt, "%.3f").c_str(), p.slowest_rank,
-                      p.slowest_host.c_str(), p.imbalance);
+        const std::string half = std::isnan(p.interval_high) ? "-" : fig(100 * p.relative_precision(), "%.1f%%");
+        std::snprintf(line, sizeof line,
+                      "%7zu %5zu %7zu  %9.4f %8s %8zu %-15s  %7.4f %7.4f %7.4f %7.4f %7.4f  %7s %6s %6s  %d@%s (%.2f)\n",
+                      p.workers, p.ranks, p.threads, p.mean, half.c_str(), p.samples.size(), ("(" + p.stop + ")").c_str(),
+                      p.phases.read, p.phases.compute, p.phases.wait, p.phases.combine, p.phases.other,
+                      fig(p.speedup, "%.2f").c_str(), fig(p.efficiency, "%.2f").c_str(),
+                      fig(p.karp_flatt, "%.3f").c_str(), p.slowest_rank, p.slowest_host.c_str(), p.imbalance);
         o << line;
+    }
+    bool several_hosts = false;
+    for (const scaling_point& p : points) several_hosts = several_hosts || p.per_host.size() > 1 || p.ranks > 1;
+    if (several_hosts) {
+        o << "per host (ranks x threads; busy and read s per worker; read MB; slowest rank):\n";
+        for (const scaling_point& p : points) {
+            std::snprintf(line, sizeof line, "  %zu workers:", p.workers);
+            o << line;
+            for (const host_times& h : p.per_host) {
+                std::snprintf(line, sizeof line, "  %s %zux%zu busy %.4f read %.4f %.1f MB slowest %d;", h.host.c_str(),
+                              h.ranks, h.ranks > 0 ? h.threads / h.ranks : 0, h.busy, h.read, h.read_bytes / 1e6,
+                              h.slowest_rank);
+                o << line;
+            }
+            o << "\n";
+        }
+    }
+    if (hosts_given > 0) {
+        for (const scaling_point& p : points) {
+            if (p.ranks >= hosts_given && p.hosts < hosts_given) {
+                o << "note: " << hosts_given << " hosts were given, but the point of " << p.ranks << " ranks ran on "
+                  << p.hosts << " (see docs/scaling.md, placement)\n";
+            }
+        }
     }
     if (!points.empty()) {
         o << "lock of the read path held (share of busy time; the Amdahl bound it implies at 16, 64, 1024):";
@@ -168,20 +214,42 @@ inline std::string scaling_report::table() const {
     if (prediction.fitted) {
         const prediction_report& q = prediction;
         std::snprintf(line, sizeof line,
-                      "model: t(N) = %.4f + %.4f/N + read %.4f/min(N, B/b) + %.2e*%s   (error %.1f%%)\n",
-                      q.t_serial, q.work, q.read_one, q.comm, q.growth == "n" ? "N" : "log2(N)",
-                      100 * q.model_error);
+                      "model: t(N) = %.4f + %.4f/N + read max(%.4f/N, %.4f) + %.2e*%s   (error %.1f%%, held out %s)\n",
+                      q.t_serial, q.work, q.read_one, q.bytes > 0 && q.shared_bandwidth > 0 ? q.bytes / q.shared_bandwidth : 0.0,
+                      q.comm, q.growth == "n" ? "N" : "log2(N)", 100 * q.model_error,
+                      fig(100 * q.model_held_out, "%.1f%%").c_str());
         o << line;
+        std::snprintf(line, sizeof line, "held-out error: amdahl %s, usl %s, model %s: chosen %s\n",
+                      fig(100 * q.amdahl_held_out, "%.1f%%").c_str(), fig(100 * q.usl_held_out, "%.1f%%").c_str(),
+                      fig(100 * q.model_held_out, "%.1f%%").c_str(), q.chosen.c_str());
+        o << line;
+        if (!q.bandwidth_note.empty()) o << q.bandwidth_note << "\n";
         o << "predicted:";
         for (const auto& p : q.points) {
             std::snprintf(line, sizeof line, "  %g: %.3f s (S %.1f, E %.2f)", p.workers, p.seconds, p.speedup,
                           p.efficiency);
             o << line;
         }
-        std::snprintf(line, sizeof line,
-                      "\nknee at %g workers, break-even P* = %g: ask for %g workers\n", q.knee, q.break_even,
-                      q.recommended);
-        o << line;
+        o << "\n";
+        if (q.confident) {
+            std::snprintf(line, sizeof line, "knee at %g workers, break-even P* = %g: ask for %g workers", q.knee,
+                          q.break_even, q.recommended);
+            o << line;
+            if (q.cores_per_node > 0) {
+                std::snprintf(line, sizeof line, " (%g nodes of %zu cores)", q.recommended_nodes, q.cores_per_node);
+                o << line;
+            }
+            o << "\n";
+        } else {
+            std::snprintf(line, sizeof line, "no single count: %s.\nthe fits allow %g to %g workers", q.reason.c_str(),
+                          q.range_low, q.range_high);
+            o << line;
+            if (!std::isnan(q.next_measurement)) {
+                std::snprintf(line, sizeof line, "; measure %g workers to decide", q.next_measurement);
+                o << line;
+            }
+            o << "\n";
+        }
     } else if (!prediction.note.empty()) {
         o << "prediction: none (" << prediction.note << ")\n";
     }

@@ -43,8 +43,15 @@ inline std::string scaling_report::json() const {
     using chunkwise::detail::json_quote;
     auto opt_number = [](double x) { return json_number(x); };
     std::ostringstream o;
+    const auto null_or = [](double x) { return std::isnan(x) ? std::string("null") : json_number(x); };
+    const auto text_or_null = [](const std::string& t) { return t.empty() ? std::string("null") : json_quote(t); };
     o << "{\n  \"workload\": " << json_quote(workload) << ",\n  \"input\": " << json_quote(input)
-      << ",\n  \"mode\": " << json_quote(mode) << ",\n  \"machine\": {\"host\": " << json_quote(machine.host)
+      << ",\n  \"fingerprint\": {\"program\": " << json_quote(fingerprint.program)
+      << ", \"workload\": " << json_quote(fingerprint.workload) << ", \"args\": " << json_quote(fingerprint.args)
+      << ", \"input\": {\"path\": " << json_quote(fingerprint.input_path)
+      << ", \"bytes\": " << json_number(fingerprint.input_bytes)
+      << ", \"layout\": " << json_quote(fingerprint.input_layout) << "}}"
+      << ",\n  \"hosts_given\": " << hosts_given << ",\n  \"mode\": " << json_quote(mode) << ",\n  \"machine\": {\"host\": " << json_quote(machine.host)
       << ", \"cpu\": " << json_quote(machine.cpu) << ", \"l3\": " << json_quote(machine.l3)
       << ", \"cores\": " << machine.cores << "},\n  \"chunkwise_version\": " << json_quote(chunkwise_version)
       << ",\n  \"baseline_workers\": " << baseline_workers
@@ -57,7 +64,11 @@ inline std::string scaling_report::json() const {
         o << (i ? ",\n" : "\n") << "    {\"workers\": " << p.workers << ", \"ranks\": " << p.ranks
           << ", \"threads\": " << p.threads << ", \"hosts\": " << p.hosts << ", \"repeats\": " << p.samples.size()
           << ",\n     \"seconds\": {\"mean\": " << json_number(p.mean) << ", \"std\": " << json_number(p.std)
-          << ", \"min\": " << json_number(p.min) << "},\n     \"samples\": [";
+          << ", \"min\": " << json_number(p.min) << "}, \"interval\": "
+          << (std::isnan(p.interval_low) ? std::string("null")
+                                         : "[" + json_number(p.interval_low) + ", " + json_number(p.interval_high) + "]")
+          << ", \"stop\": " << json_quote(p.stop) << ", \"read_bandwidth\": " << null_or(p.read_bandwidth)
+          << ", \"core_hours\": " << null_or(p.core_hours) << ",\n     \"samples\": [";
         for (std::size_t k = 0; k < p.samples.size(); ++k) o << (k ? ", " : "") << json_number(p.samples[k]);
         o << "],\n     \"phases\": {\"read\": " << json_number(p.phases.read)
           << ", \"compute\": " << json_number(p.phases.compute) << ", \"wait\": " << json_number(p.phases.wait)
@@ -69,7 +80,15 @@ inline std::string scaling_report::json() const {
               << ", \"threads\": " << r.threads << ", \"busy\": " << json_number(r.busy)
               << ", \"read\": " << json_number(r.read) << ", \"compute\": " << json_number(r.compute)
               << ", \"wait\": " << json_number(r.wait) << ", \"combine\": " << json_number(r.combine)
-              << ", \"lock\": " << json_number(r.lock) << "}";
+              << ", \"lock\": " << json_number(r.lock) << ", \"read_bytes\": " << json_number(r.read_bytes) << "}";
+        }
+        o << "],\n     \"per_host\": [";
+        for (std::size_t k = 0; k < p.per_host.size(); ++k) {
+            const host_times& h = p.per_host[k];
+            o << (k ? ", " : "") << "{\"host\": " << json_quote(h.host) << ", \"ranks\": " << h.ranks
+              << ", \"threads\": " << h.threads << ", \"busy\": " << json_number(h.busy)
+              << ", \"read_bytes\": " << json_number(h.read_bytes) << ", \"read\": " << json_number(h.read)
+              << ", \"slowest_rank\": " << h.slowest_rank << "}";
         }
         o << "],\n     \"slowest\": {\"rank\": " << p.slowest_rank << ", \"host\": " << json_quote(p.slowest_host)
           << "}, \"imbalance\": " << json_number(p.imbalance)
@@ -93,21 +112,35 @@ inline std::string scaling_report::json() const {
             o << (i ? ", " : "") << "{\"workers\": " << json_number(q.points[i].workers)
               << ", \"seconds\": " << json_number(q.points[i].seconds)
               << ", \"speedup\": " << json_number(q.points[i].speedup)
-              << ", \"efficiency\": " << json_number(q.points[i].efficiency) << "}";
+              << ", \"efficiency\": " << json_number(q.points[i].efficiency)
+              << ", \"core_hours\": " << null_or(q.points[i].core_hours) << "}";
         }
-        o << "],\n    \"knee\": " << json_number(q.knee) << ", \"break_even\": " << json_number(q.break_even)
-          << ", \"recommended_workers\": " << json_number(q.recommended)
+        o << "],\n    \"chosen\": " << json_quote(q.chosen) << ", \"held_out_error\": " << null_or(q.held_out_error)
+          << ", \"confident\": " << (q.confident ? "true" : "false") << ", \"reason\": " << text_or_null(q.reason)
+          << ",\n    \"recommended_workers\": " << null_or(q.recommended) << ", \"range\": ["
+          << json_number(q.range_low) << ", " << json_number(q.range_high)
+          << "], \"next_measurement\": " << null_or(q.next_measurement);
+        if (q.cores_per_node > 0) {
+            o << ", \"cores_per_node\": " << q.cores_per_node
+              << ", \"recommended_nodes\": " << null_or(q.recommended_nodes);
+        }
+        o << ",\n    \"knee\": " << json_number(q.knee) << ", \"break_even\": " << json_number(q.break_even)
+          << ", \"bandwidth\": " << text_or_null(q.bandwidth_note)
           << ", \"note\": " << json_quote(q.note) << ",\n    \"fits\": {\"model\": {\"t_serial\": "
           << json_number(q.t_serial) << ", \"work\": " << json_number(q.work)
           << ", \"bytes\": " << json_number(q.bytes) << ", \"read_one\": " << json_number(q.read_one)
           << ", \"worker_bandwidth\": " << json_number(q.worker_bandwidth)
           << ", \"shared_bandwidth\": " << json_number(q.shared_bandwidth) << ", \"comm\": " << json_number(q.comm)
           << ", \"growth\": " << json_quote(q.growth) << ", \"error\": " << json_number(q.model_error)
+          << ", \"held_out_error\": " << null_or(q.model_held_out)
           << "},\n             \"amdahl\": {\"serial_fraction\": " << json_number(q.amdahl.serial_fraction)
           << ", \"t1\": " << json_number(q.amdahl.t1) << ", \"error\": " << json_number(q.amdahl.error)
+          << ", \"held_out_error\": " << null_or(q.amdahl_held_out)
+          << ", \"at_bound\": " << text_or_null(q.amdahl.at_bound)
           << "},\n             \"usl\": {\"sigma\": " << json_number(q.usl.sigma) << ", \"kappa\": "
           << json_number(q.usl.kappa) << ", \"t1\": " << json_number(q.usl.t1)
-          << ", \"error\": " << json_number(q.usl.error) << "}}}";
+          << ", \"error\": " << json_number(q.usl.error) << ", \"held_out_error\": " << null_or(q.usl_held_out)
+          << ", \"at_bound\": " << text_or_null(q.usl.at_bound) << "}}}";
     }
     o << "\n}\n";
     return o.str();
@@ -118,7 +151,7 @@ inline std::string scaling_report::csv() const {
     std::ostringstream o;
     o << "workers,ranks,threads,repeats,mean_s,std_s,min_s,read_s,compute_s,wait_s,combine_s,other_s,lock_s,speedup,"
          "efficiency,karp_flatt,baseline_workers,slowest_rank,slowest_host,imbalance,lock_held_share,lock_bound_16,"
-         "lock_bound_64,lock_bound_1024\n";
+         "lock_bound_64,lock_bound_1024,interval_low_s,interval_high_s,stop,read_bandwidth,core_hours\n";
     for (const scaling_point& p : points) {
         o << p.workers << ',' << p.ranks << ',' << p.threads << ',' << p.samples.size() << ',' << csv_number(p.mean)
           << ',' << csv_number(p.std) << ',' << csv_number(p.min) << ',' << csv_number(p.phases.read) << ','
@@ -127,7 +160,9 @@ inline std::string scaling_report::csv() const {
           << ',' << csv_number(p.efficiency) << ',' << csv_number(p.karp_flatt) << ',' << baseline_workers << ','
           << p.slowest_rank << ',' << detail::csv_text(p.slowest_host) << ',' << csv_number(p.imbalance) << ','
           << csv_number(p.lock_held_share) << ',' << csv_number(p.lock_bound(16)) << ','
-          << csv_number(p.lock_bound(64)) << ',' << csv_number(p.lock_bound(1024)) << '\n';
+          << csv_number(p.lock_bound(64)) << ',' << csv_number(p.lock_bound(1024)) << ','
+          << csv_number(p.interval_low) << ',' << csv_number(p.interval_high) << ',' << p.stop << ','
+          << csv_number(p.read_bandwidth) << ',' << csv_number(p.core_hours) << '\n';
     }
     return o.str();
 }
@@ -135,13 +170,28 @@ inline std::string scaling_report::csv() const {
 inline std::string scaling_report::ranks_csv() const {
     using detail::csv_number;
     std::ostringstream o;
-    o << "workers,ranks,threads,rank,host,rank_threads,busy_s,read_s,compute_s,wait_s,combine_s,lock_s,slowest\n";
+    o << "workers,ranks,threads,rank,host,rank_threads,busy_s,read_s,compute_s,wait_s,combine_s,lock_s,slowest,read_bytes\n";
     for (const scaling_point& p : points) {
         for (const rank_times& r : p.per_rank) {
             o << p.workers << ',' << p.ranks << ',' << p.threads << ',' << r.rank << ',' << detail::csv_text(r.host)
               << ',' << r.threads << ',' << csv_number(r.busy) << ',' << csv_number(r.read) << ','
               << csv_number(r.compute) << ',' << csv_number(r.wait) << ',' << csv_number(r.combine) << ','
-              << csv_number(r.lock) << ',' << (r.rank == p.slowest_rank ? 1 : 0) << '\n';
+              << csv_number(r.lock) << ',' << (r.rank == p.slowest_rank ? 1 : 0) << ',' << csv_number(r.read_bytes)
+              << '\n';
+        }
+    }
+    return o.str();
+}
+
+inline std::string scaling_report::hosts_csv() const {
+    using detail::csv_number;
+    std::ostringstream o;
+    o << "workers,ranks,threads,host,host_ranks,host_threads,busy_s,read_s,read_bytes,slowest_rank\n";
+    for (const scaling_point& p : points) {
+        for (const host_times& h : p.per_host) {
+            o << p.workers << ',' << p.ranks << ',' << p.threads << ',' << detail::csv_text(h.host) << ',' << h.ranks
+              << ',' << h.threads << ',' << csv_number(h.busy) << ',' << csv_number(h.read) << ','
+              << csv_number(h.read_bytes) << ',' << h.slowest_rank << '\n';
         }
     }
     return o.str();
@@ -155,7 +205,8 @@ inline void scaling_report::write(const std::filesystem::path& dir) const {
                     (ec ? ": " + ec.message() : std::string()));
     }
     for (const auto& [name, text] : {std::pair{"scaling.json", json()}, std::pair{"scaling.csv", csv()},
-                                     std::pair{"scaling_ranks.csv", ranks_csv()}}) {
+                                     std::pair{"scaling_ranks.csv", ranks_csv()},
+                                     std::pair{"scaling_hosts.csv", hosts_csv()}}) {
         const auto path = dir / name;
         std::ofstream out(path, std::ios::trunc);
         if (!(out << text) || !out.flush()) throw error("[chunkwise.bench] cannot write " + path.string());
@@ -182,6 +233,14 @@ inline scaling_report scaling_report::from_json(const std::string& text) {
     r.bytes_read = number_or(v["io"]["bytes_read"], 0);
     r.shared_bandwidth = number_or(v["io"]["shared_bandwidth"], 0);
     r.probe = v["io"]["probe"].string();
+    const auto& fp = v["fingerprint"];
+    r.fingerprint.program = fp["program"].string();
+    r.fingerprint.workload = fp["workload"].string();
+    r.fingerprint.args = fp["args"].string();
+    r.fingerprint.input_path = fp["input"]["path"].string();
+    r.fingerprint.input_bytes = number_or(fp["input"]["bytes"], 0);
+    r.fingerprint.input_layout = fp["input"]["layout"].string();
+    r.hosts_given = static_cast<std::size_t>(number_or(v["hosts_given"], 0));
     for (const chunkwise::detail::json_value& p : *pts) {
         scaling_point s;
         s.workers = static_cast<std::size_t>(number_or(p["workers"], 0));
@@ -207,10 +266,12 @@ inline scaling_report scaling_report::from_json(const std::string& text) {
                 t.wait = number_or(x["wait"], 0);
                 t.combine = number_or(x["combine"], 0);
                 t.lock = number_or(x["lock"], 0);
+                t.read_bytes = number_or(x["read_bytes"], 0);
                 s.per_rank.push_back(std::move(t));
             }
         }
         s.lock_held_share = number_or(p["lock_held_share"], 0);
+        if (!p["stop"].string().empty()) s.stop = p["stop"].string();
         if (s.workers == 0 || s.samples.empty()) throw error("[chunkwise.bench] not a scaling report: a point without workers or samples");
         // A time is never negative, NaN or infinite: such a report was edited or damaged.
         const auto check_time = [&](double t, const std::string& what) {

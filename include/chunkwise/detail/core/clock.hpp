@@ -17,6 +17,8 @@ using chunkwise::seconds_since;  // <chunkwise/clock.hpp>
 
 /// Read seconds reported on this thread so far (read_scope adds to it).
 inline thread_local double thread_read_seconds = 0;
+/// Bytes this thread read from storage so far (count_read_bytes and the HDF5 reads add to it).
+inline thread_local double thread_read_bytes = 0;
 /// read_scopes open on this thread (a read inside a read counts once).
 inline thread_local unsigned thread_read_depth = 0;
 /// Seconds this thread spent waiting for, and holding, a lock of the read path so far (the HDF5

@@ -220,9 +220,9 @@ protected:
         collective_scope scope("gather_stats");
         agree_on_call("gather_stats", 0, 0, 0);
         // Each rank sends: rank, wall, from_checkpoint, save failures, workers, then per worker
-        // busy, read, wait, combine, blocks, lock_wait, lock_held (counts are exact in a double up
+        // busy, read, wait, combine, blocks, lock_wait, lock_held, read_bytes (counts are exact in a double up
         // to 2^53); and its host name.
-        constexpr std::size_t per_worker = 7;
+        constexpr std::size_t per_worker = 8;
         std::vector<double> mine;
         std::vector<char> host;
         settle(comm_, attempt(rank_, "serialize", [&] {
@@ -231,7 +231,7 @@ protected:
                            static_cast<double>(stats.workers.size())};
                    for (const worker_stats& w : stats.workers) {
                        mine.insert(mine.end(), {w.busy, w.read, w.wait, w.combine, static_cast<double>(w.blocks),
-                                                w.lock_wait, w.lock_held});
+                                                w.lock_wait, w.lock_held, w.read_bytes});
                    }
                    const std::string& name = stats.host.empty() ? this_host() : stats.host;
                    host.assign(name.begin(), name.end());
@@ -258,7 +258,7 @@ protected:
                     s.workers.resize(static_cast<std::size_t>(v[4]));
                     for (std::size_t w = 0; w < s.workers.size(); ++w) {
                         const double* x = v + 5 + per_worker * w;
-                        s.workers[w] = worker_stats{x[0], x[1], x[2], x[3], static_cast<std::size_t>(x[4]), x[5], x[6]};
+                        s.workers[w] = worker_stats{x[0], x[1], x[2], x[3], static_cast<std::size_t>(x[4]), x[5], x[6], x[7]};
                     }
                     out.push_back(std::move(s));
                     at += static_cast<std::size_t>(count);

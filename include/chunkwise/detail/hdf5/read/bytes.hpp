@@ -71,6 +71,7 @@ template <class What>
 void pread_all(const dataset_state& s, int fd, std::uint64_t address, unsigned char* dst, std::size_t bytes,
                What&& what) {
     const std::ptrdiff_t got = chunkwise::detail::posix::pread_full(fd, dst, bytes, address);
+    chunkwise::detail::thread_read_bytes += static_cast<double>(bytes);  // worker_stats::read_bytes
     if (got != static_cast<std::ptrdiff_t>(bytes)) {
         s.fail("reading " + std::string(what()) + " failed: " +
                (got < 0 ? std::string(std::strerror(errno)) : std::string("the file ends early (truncated?)")));
@@ -254,6 +255,7 @@ void read_all(const dataset_state& s, int fd, std::uint64_t address, unsigned ch
               bool mapped, What&& what) {
     if (mapped && bytes >= std::min(map_min_piece, map_setting::get().min_bytes.load(std::memory_order_relaxed)) &&
         copy_through_mapping(fd, address, dst, bytes) && copy_mapped(fd, address, dst, bytes)) {
+        chunkwise::detail::thread_read_bytes += static_cast<double>(bytes);  // worker_stats::read_bytes
         return;
     }
     pread_all(s, fd, address, dst, bytes, std::forward<What>(what));

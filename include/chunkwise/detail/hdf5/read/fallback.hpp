@@ -52,6 +52,8 @@ void hdf5_read_box(const dataset_state& s, const std::size_t* lo, const std::siz
         H5Sselect_hyperslab(fspace.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr) < 0) {
         failed();
     }
+    // worker_stats::read_bytes: the box's values as stored (HDF5 reads at least these).
+    chunkwise::detail::thread_read_bytes += static_cast<double>(elements * s.element_bytes);
     if (!s.type.via_base) {
         handle mspace(H5Screate_simple(static_cast<int>(n), mshape.data(), nullptr), H5Sclose);
         if (!mspace.valid() ||
