@@ -78,7 +78,8 @@ constexpr const char* usage =
     "                             [--make ROWSxCOLS [--gzip]]\n"
     "  chunkwise-bench codecs --file FILE.h5 [--dataset /data] [--threads 1,2] [--repeats 3] [--block-mib 4]\n"
     "rmsd and synthetic also take [--precision 0.03] [--budget-s 60] [--max-repeats 50] (repeat each count until\n"
-    "its mean is known within ±precision at 95% confidence, or the budget runs out; 0: exactly --repeats) and\n"
+    "its mean is known within ±precision at 95% confidence, or the budget per count runs out (default 60 s, or\n"
+    "$CHUNKWISE_BENCH_BUDGET_S); --precision 0: exactly --repeats) and\n"
     "[--cores C] [--cores-per-node C] for the prediction.\n"
     "Under mpiexec/srun (or --mode mpi) rmsd and synthetic run across ranks; --threads is then per rank.\n";
 
@@ -321,7 +322,15 @@ void repeat_settings(const bench_cli::args& a, run_settings& s) {
     if (!(s.precision >= 0) || s.precision >= 1) {
         throw std::invalid_argument("--precision: must lie in [0, 1) (0.03: each mean within ±3%; 0: exactly --repeats)");
     }
-    s.budget_s = a.number("budget-s", 60);
+    double budget = 60;  // seconds per count; CHUNKWISE_BENCH_BUDGET_S sets the default for a whole suite
+    if (const char* env = std::getenv("CHUNKWISE_BENCH_BUDGET_S"); env != nullptr && *env != '\0') {
+        char* end = nullptr;
+        budget = std::strtod(env, &end);
+        if (end == env || *end != '\0' || !(budget >= 0)) {
+            throw std::invalid_argument(std::string("CHUNKWISE_BENCH_BUDGET_S: '") + env + "' is not seconds >= 0");
+        }
+    }
+    s.budget_s = a.number("budget-s", budget);
     if (!(s.budget_s >= 0)) throw std::invalid_argument("--budget-s: must be 0 (no limit) or positive seconds");
     s.max_repeats = a.count("max-repeats", 50, 1);
 }

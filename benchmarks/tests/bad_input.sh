@@ -37,9 +37,9 @@ expect "--seconds: must be positive and at most 86400" "$bench" synthetic --seco
 "$bench" synthetic --serial-fraction 0.1 --seconds 0.02 --threads 1 --repeats 1 --warmup 0 --out "$tmp/syn" > /dev/null || exit 1
 mkdir -p "$tmp/other" && cp "$traj" "$tmp/other/"
 "$bench" rmsd --file "$tmp/other/$(basename "$traj")" --threads 1 --repeats 1 --warmup 0 --out "$tmp/quick2" > /dev/null || exit 1
-expect "merge: the reports are of different runs.*$tmp/quick: workload 'rmsd .*'.*$tmp/syn: workload 'synthetic s=0.1" \
+expect "merge: the reports measured different work and cannot be merged: $tmp/quick vs $tmp/syn differ in program: 'chunkwise-bench rmsd' vs 'chunkwise-bench synthetic'; workload: 'rmsd' vs 'synthetic'" \
   "$bench" merge --out "$tmp/m" "$tmp/quick" "$tmp/syn"
-expect "merge: the reports are of different runs.*input $tmp/other/.*:/particles" "$bench" merge --out "$tmp/m" "$tmp/quick" "$tmp/quick2"
+expect "merge: the reports measured different work.*differ in input.path: '.*' vs '$tmp/other/traj.h5'" "$bench" merge --out "$tmp/m" "$tmp/quick" "$tmp/quick2"
 expect "/nonexistent/mpiexec not found" bash "$scale" --ranks 1,2 --mpiexec /nonexistent/mpiexec -- "$bench" rmsd --file "$traj" --out "$tmp/s"
 expect "--ranks: '0' is not a rank count" bash "$scale" --ranks 0,2 -- "$bench" rmsd --file "$traj" --out "$tmp/s"
 expect "needs --out DIR" bash "$scale" --ranks 1 -- "$bench" rmsd --file "$traj"

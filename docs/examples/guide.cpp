@@ -33,7 +33,11 @@ int main() {
     {
         auto partial = chunkwise::map_blocks(pool, blocks, [&](const chunkwise::block& b) {
             std::vector<float> frames;
-            { chunkwise::read_scope r; frames = load(b); }   // counted as read time
+            {
+                chunkwise::read_scope r;                              // counted as read time
+                frames = load(b);
+                chunkwise::count_read_bytes(frames.size() * sizeof(float));  // and as bytes read
+            }
             return analyse(frames);
         });
         const double sum = chunkwise::reduce(pool, std::move(partial), std::plus<>{});

@@ -118,8 +118,9 @@ struct scaling_point {
     double efficiency = not_measured;    ///< speedup / (N / N0)
     double karp_flatt = not_measured;    ///< needs a measured t(1); null at N = 1 and without one
     /// The 95% confidence interval of the mean wall time, seconds (Student's t over the samples;
-    /// null with one sample).
-    double interval_low = not_measured, interval_high = not_measured;
+    /// null with one sample): its lower end.
+    double interval_low = not_measured;
+    double interval_high = not_measured;  ///< its upper end, seconds
     /// Why the repeats stopped: "precision" (the interval within the precision asked for),
     /// "budget" (the time budget ran out), "max repeats", or "fixed" (a fixed count was asked for).
     std::string stop = "fixed";
@@ -284,7 +285,8 @@ struct prediction_report {
     double usl_held_out = not_measured;     ///< for the USL
     bool confident = false;    ///< whether the points support one recommended count
     std::string reason;        ///< why not confident ("" when confident)
-    double range_low = 0, range_high = 0;  ///< the counts the fits that hold still allow
+    double range_low = 0;   ///< the fewest workers the fits that hold recommend
+    double range_high = 0;  ///< the most workers the fits that hold recommend
     double next_measurement = not_measured;  ///< the worker count to measure next to decide (NaN: none)
     std::size_t cores_per_node = 0;          ///< C given to predict (0: none)
     double recommended_nodes = not_measured; ///< ceil(recommended / C) (NaN without C or confidence)
