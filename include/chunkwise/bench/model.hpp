@@ -205,13 +205,13 @@ struct fitted_law {
     std::string at_bound;  // "" or the parameter held at its bound
 };
 
-/// `name` fitted to the points of `r` whose worker count is below `below` (all: infinity).
+/// `name` fitted to the points of `r` but those of `left_out` workers (0: none left out).
 inline fitted_law fit_law(const std::string& name, const scaling_report& r, const std::vector<model_point>& all,
-                          double probe_cap, double below) {
+                          double probe_cap, double left_out) {
     std::vector<model_point> pts;
     std::vector<double> ns, ts;
     for (std::size_t i = 0; i < r.points.size(); ++i) {
-        if (static_cast<double>(r.points[i].workers) >= below) continue;
+        if (static_cast<double>(r.points[i].workers) == left_out) continue;
         pts.push_back(all[i]);
         for (double t : r.points[i].samples) {
             ns.push_back(static_cast<double>(r.points[i].workers));
@@ -255,8 +255,8 @@ inline std::string percent(double x) {
 }  // namespace detail
 
 /// Fits the per-phase model, Amdahl's law and the USL to `r`'s points and fills r.prediction:
-/// the fit that predicts held-out points best (each point past the second predicted from the
-/// points of fewer workers) is chosen; from it the predicted points at 8 to 1024 workers, the
+/// the fit that predicts held-out points best (each worker count predicted by the fit to the
+/// others) is chosen; from it the predicted points at 8 to 1024 workers, the
 /// knee, the break-even and the workers to ask for. When the points cannot support one number
 /// (the chosen fit's held-out error above 15%, neighbouring points within each other's 95%
 /// intervals, a parameter held at its physical bound, points with more workers than `cores_per_host`
@@ -339,7 +339,8 @@ inline void predict(scaling_report& r, bool strict = false, std::size_t cores_pe
     }
     q.amdahl = fit_amdahl(ns, ts);
     q.usl = fit_usl(ns, ts);
-    // Held-out error of each candidate: each count past the second predicted from the fewer ones.
+    // Held-out error of each candidate: each count predicted by the fit to the other counts
+    // (leave-one-out; the largest count is then predicted from the smaller ones).
     std::vector<double> counts;
     for (const scaling_point& p : r.points) {
         if (counts.empty() || counts.back() != static_cast<double>(p.workers)) counts.push_back(static_cast<double>(p.workers));
@@ -349,7 +350,7 @@ inline void predict(scaling_report& r, bool strict = false, std::size_t cores_pe
     for (std::size_t c = 0; c < names.size(); ++c) {
         double sum = 0;
         std::size_t n = 0;
-        for (std::size_t k = 2; k < counts.size(); ++k) {
+        for (std::size_t k = 0; k < counts.size(); ++k) {
             const detail::fitted_law f = detail::fit_law(names[c], r, all, probe_cap, counts[k]);
             for (const scaling_point& p : r.points) {
                 if (static_cast<double>(p.workers) != counts[k]) continue;
@@ -378,7 +379,7 @@ inline void predict(scaling_report& r, bool strict = false, std::size_t cores_pe
     q.held_out_error = held[pick];
     std::vector<detail::fitted_law> full;
     for (const std::string& n : names) {
-        full.push_back(detail::fit_law(n, r, all, probe_cap, std::numeric_limits<double>::infinity()));
+        full.push_back(detail::fit_law(n, r, all, probe_cap, 0));
     }
     const detail::fitted_law& chosen = full[pick];
     const double t1 = r.points.front().mean;  // measured

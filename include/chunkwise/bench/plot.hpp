@@ -95,7 +95,7 @@ inline std::string plot_script(const bench::scaling_report& r, const std::filesy
     const bench::prediction_report& q = r.prediction;
     double max_n = r.points.empty() ? 1.0 : static_cast<double>(r.points.back().workers);
     if (q.fitted) {
-        if (!std::isnan(q.recommended)) max_n = std::max(max_n, q.recommended);
+        max_n = std::max(max_n, std::isnan(q.recommended) ? q.range_high : q.recommended);
         max_n = std::max(max_n, std::min(q.knee, 4 * max_n));
     }
     const double n0 = r.baseline_workers > 0 ? static_cast<double>(r.baseline_workers) : 1.0;

@@ -278,7 +278,7 @@ struct prediction_report {
     double recommended = 0;    ///< the workers to ask for: min(knee, P*) of the chosen fit (NaN: not confident)
     std::string chosen;        ///< the fit the figures come from: "model", "amdahl" or "usl"
     /// RMS relative error of the chosen fit's predictions of points it was not fitted to: each
-    /// point past the second predicted from the points of fewer workers (NaN: too few points).
+    /// worker count predicted by the fit to the other counts (NaN: too few points).
     double held_out_error = not_measured;
     double model_held_out = not_measured;   ///< the same for the per-phase model
     double amdahl_held_out = not_measured;  ///< for Amdahl's law
