@@ -566,10 +566,12 @@ TEST_CASE("fits stay within physical bounds and say when a bound holds them", "[
     const std::vector<double> good{1.0, 0.55, 0.325, 0.2125};  // Amdahl, s = 0.1
     REQUIRE(bench::fit_usl(n, good).at_bound.empty());
     REQUIRE(bench::fit_amdahl(n, good).at_bound.empty());
-    // Times that grow with N: a fit that describes them advises 1 worker.
+    // Times that grow with N: a fit that describes them advises 1 worker; Karp-Flatt above 1 is
+    // called what it is.
     auto r = report_of({1, 2, 4}, [](double x) { return 0.8 + 0.2 * x; }, 0.001);
     bench::predict(r, true);
     INFO(r.table());
+    REQUIRE_THAT(r.table(), Contains("note: Karp-Flatt 1.40 at 2 workers is above 1"));
     REQUIRE(r.prediction.recommended == 1);
 }
 

@@ -195,6 +195,16 @@ inline std::string scaling_report::table() const {
             o << line;
         }
         o << "\n";
+        for (const scaling_point& p : points) {
+            if (p.karp_flatt > 1) {
+                std::snprintf(line, sizeof line,
+                              "note: Karp-Flatt %.2f at %zu workers is above 1 (a serial fraction cannot be): the run "
+                              "was slower than on 1 worker; an overhead grows with the workers, or the point is noise\n",
+                              p.karp_flatt, p.workers);
+                o << line;
+                break;
+            }
+        }
         o << "baseline: " << baseline_workers << " worker" << (baseline_workers == 1 ? "" : "s")
           << (baseline_note.empty() ? " (measured)" : " (" + baseline_note + ")") << "\n";
     }
