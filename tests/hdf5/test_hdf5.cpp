@@ -188,6 +188,15 @@ TEST_CASE("four threads read at once and get what one thread gets", "[hdf5][thre
         for (int rep = 0; rep < 3; ++rep) {
             auto partial = chunkwise::map_blocks(pool, blocks, read);
             REQUIRE(partial.stats().total(&chunkwise::worker_stats::read) > 0);  // reads count as read time
+            // ... and their bytes: each chunk once (blocks of whole chunk rows), the contiguous
+            // data once, the library's reads (scale-offset) as the values stored.
+            const double bytes = partial.stats().total(&chunkwise::worker_stats::read_bytes);
+            if (std::string(name) == "/s") {
+                REQUIRE(bytes == 200.0 * 16 * 3 * 4);
+            } else {
+                REQUIRE(bytes == static_cast<double>(ds.stored_bytes()));
+            }
+            if (std::string(name) == "/c") REQUIRE(bytes == 200.0 * 16 * 3 * 8);
             REQUIRE(chunkwise::gather(pool, std::move(partial)) == expect);
         }
     }
