@@ -44,16 +44,8 @@ struct scaling_options {
 /// The half-width of the 95% confidence interval of the mean of `samples`, over the mean
 /// (infinity with fewer than two samples).
 [[nodiscard]] inline double relative_precision(const std::vector<double>& samples) {
-    const std::size_t n = samples.size();
-    if (n < 2) return std::numeric_limits<double>::infinity();
-    double sum = 0;
-    for (double t : samples) sum += t;
-    const double mean = sum / static_cast<double>(n);
-    double var = 0;
-    for (double t : samples) var += (t - mean) * (t - mean);
-    const double sd = std::sqrt(var / static_cast<double>(n - 1));
-    return mean > 0 ? t95(n - 1) * sd / std::sqrt(static_cast<double>(n)) / mean
-                    : std::numeric_limits<double>::infinity();
+    const sample_summary s = summarize_samples(samples);
+    return samples.size() > 1 && s.mean > 0 ? s.half / s.mean : std::numeric_limits<double>::infinity();
 }
 
 /// Runs `workload(policy)` on `make_policy(n)` for each n in opt.workers (warm-up runs first,

@@ -52,6 +52,29 @@ template <class Law>
     return 1.960;
 }
 
+/// Mean, standard deviation (n - 1) and the half-width of the 95% confidence interval of the
+/// mean (t95(n - 1) s / sqrt(n); NaN with fewer than two samples) of repeated times.
+struct sample_summary {
+    double mean = 0;  ///< seconds
+    double std = 0;   ///< seconds (0 with one sample)
+    double half = std::numeric_limits<double>::quiet_NaN();  ///< seconds
+};
+
+/// The sample_summary of `samples` (empty: all 0 and NaN).
+[[nodiscard]] inline sample_summary summarize_samples(std::span<const double> samples) {
+    sample_summary s;
+    const std::size_t n = samples.size();
+    if (n == 0) return s;
+    for (double t : samples) s.mean += t;
+    s.mean /= static_cast<double>(n);
+    if (n < 2) return s;
+    double var = 0;
+    for (double t : samples) var += (t - s.mean) * (t - s.mean);
+    s.std = std::sqrt(var / static_cast<double>(n - 1));
+    s.half = t95(n - 1) * s.std / std::sqrt(static_cast<double>(n));
+    return s;
+}
+
 namespace detail {
 
 /// Checks the points a fit gets: as many worker counts as times, all positive, at least `distinct`

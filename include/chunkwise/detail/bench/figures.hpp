@@ -23,22 +23,18 @@ inline void scaling_report::finish() {
     std::vector<double> ns, ts;
     for (scaling_point& p : points) {
         if (p.samples.empty()) throw std::invalid_argument("[chunkwise.bench] a scaling point without samples");
-        double sum = 0;
         p.min = p.samples.front();
         for (double t : p.samples) {
-            sum += t;
             p.min = std::min(p.min, t);
             ns.push_back(static_cast<double>(p.workers));
             ts.push_back(t);
         }
-        p.mean = sum / static_cast<double>(p.samples.size());
-        double var = 0;
-        for (double t : p.samples) var += (t - p.mean) * (t - p.mean);
-        p.std = p.samples.size() > 1 ? std::sqrt(var / static_cast<double>(p.samples.size() - 1)) : 0.0;
+        const sample_summary summary = summarize_samples(p.samples);
+        p.mean = summary.mean;
+        p.std = summary.std;
         if (p.samples.size() > 1) {
-            const double half = t95(p.samples.size() - 1) * p.std / std::sqrt(static_cast<double>(p.samples.size()));
-            p.interval_low = std::max(0.0, p.mean - half);
-            p.interval_high = p.mean + half;
+            p.interval_low = std::max(0.0, p.mean - summary.half);
+            p.interval_high = p.mean + summary.half;
         } else {
             p.interval_low = p.interval_high = not_measured;
         }
