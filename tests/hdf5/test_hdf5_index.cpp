@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <numeric>
 #include <random>
@@ -189,7 +190,8 @@ TEST_CASE("chunk locations from the file's own index: every read equals H5Dread"
             for (std::size_t j = 0; j < 4; ++j) REQUIRE(cols(r, j) == expect[(10 + r) * 40 + picks[j]]);
         }
     }
-    // The newest file format indexes chunks otherwise: read the HDF5 way, still H5Dread's values.
+    // The newest file format indexes chunks otherwise (here a fixed array): walked as well
+    // (test_hdf5_indexes.cpp has every type), still H5Dread's values.
     const auto latest = dir / "latest.h5";
     {
         const hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
@@ -201,7 +203,11 @@ TEST_CASE("chunk locations from the file's own index: every read equals H5Dread"
     }
     const auto walks = h5::detail::index_walks().load();
     REQUIRE(check_against_h5dread(latest, "/grid") == 3);
-    REQUIRE(h5::detail::index_walks().load() == walks);
+    if (std::getenv("CHUNKWISE_HDF5_INDEX") == nullptr) {
+        REQUIRE(h5::detail::index_walks().load() > walks);
+    } else {
+        REQUIRE(h5::detail::index_walks().load() == walks);
+    }
     std::filesystem::remove_all(dir);
 }
 

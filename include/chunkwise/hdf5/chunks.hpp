@@ -70,6 +70,14 @@ inline std::string describe(chunk_source c) {
     return "unknown";
 }
 
+/// The type of `ds`'s chunk index as the HDF5 file format names it: "v1 B-tree", "single chunk",
+/// "implicit", "fixed array", "extensible array" or "v2 B-tree"; "" where `ds` is not chunked or
+/// chunkwise does not read its index (its reads then ask HDF5 where chunks are).
+inline std::string chunk_index_type(const dataset& ds) {
+    const detail::index_kind k = detail::dataset_access::state(ds).index_type;
+    return k == detail::index_kind::none ? std::string() : std::string(detail::index_name(k));
+}
+
 /// Decodes one stored chunk of `ds` (its bytes as stored, and its filter mask) by the dataset's
 /// own pipeline, in the calling thread, as reads do, into `out` (at least the chunk's decoded
 /// size). Returns the decoded size.

@@ -76,11 +76,13 @@ inline const std::string& index_walk_unused_because() {
     return why;
 }
 
-/// Where the chunked dataset's v1 B-tree chunk index is, where it has one the reads can walk:
-/// the layout message read from the file the dataset lives in, then the first stored chunk the
-/// walk finds checked against HDF5 (its stored size, and its bytes where HDF5 reads them); an
-/// unusable index otherwise. Call with the lock held.
-inline btree_index find_btree_index(const dataset_state& s) {
+/// Where the chunked dataset's chunk index is, where it has one the reads can walk
+/// (format/chunk_index.hpp): the layout message read from the file the dataset lives in, the
+/// index's own header read and checked, then the first stored chunk the walk finds checked
+/// against HDF5 (its stored size, and its bytes where HDF5 reads them); an unusable index
+/// otherwise. An index whose structures the format does not allow is an h5::error, before HDF5
+/// is asked to trust it. Call with the lock held.
+inline chunk_index find_chunk_index(const dataset_state& s) {
     if (s.dims.empty() || s.layout != storage::chunked) return {};
     const hid_t dset = s.dset_h.get();
     haddr_t header = HADDR_UNDEF;
@@ -112,14 +114,39 @@ inline btree_index find_btree_index(const dataset_state& s) {
     }
     const int fd = pf != nullptr ? s.fd_for(*pf) : s.file_fd();
     if (fd < 0) return {};
-    btree_index ix;
+    chunk_index ix;
     ix.fd = fd;
     ix.base = userblock;
     ix.eoa = eoa;
     ix.addr_size = static_cast<unsigned>(sizeof_addr);
+    ix.len_size = static_cast<unsigned>(sizeof_size);
     ix.max_entries = 2 * ik;
+    ix.grid.assign(s.grid.begin(), s.grid.end());
     const header_reader r(fd, userblock, static_cast<unsigned>(sizeof_addr), static_cast<unsigned>(sizeof_size));
-    if (!read_btree_layout(layout_message(r, header), s.chunk, ix)) return {};
+    const std::vector<unsigned char> layout = layout_message(r, header);
+    if (!layout.empty() && layout[0] == 3) {
+        if (!read_btree_layout(layout, s.chunk, ix)) return {};
+        ix.kind = index_kind::btree1;
+    } else if (!layout.empty() && layout[0] >= 4) {
+        // Chunks along each axis at the maximum extent (0: unlimited).
+        const std::size_t n = s.dims.size();
+        std::vector<hsize_t> cur(n), max(n);
+        handle space(H5Dget_space(dset), H5Sclose);
+        if (!space.valid() || H5Sget_simple_extent_dims(space.get(), cur.data(), max.data()) != static_cast<int>(n)) {
+            H5Eclear2(H5E_DEFAULT);
+            return {};
+        }
+        std::vector<std::uint64_t> maxgrid(n);
+        for (std::size_t d = 0; d < n; ++d) {
+            maxgrid[d] = max[d] == H5S_UNLIMITED ? 0 : (max[d] + s.chunk[d] - 1) / s.chunk[d];
+            if (max[d] != H5S_UNLIMITED && maxgrid[d] == 0) return {};
+        }
+        const std::string wrong = read_v4_index(layout, s.chunk, maxgrid, !s.filters.empty(), ix);
+        if (!wrong.empty()) s.fail("its chunk index is damaged: " + wrong);
+        if (ix.kind == index_kind::none) return {};
+    } else {
+        return {};
+    }
 
     // The first stored chunk, as the walk finds it and as HDF5 reads it.
     const std::size_t n = s.dims.size();
@@ -128,14 +155,15 @@ inline btree_index find_btree_index(const dataset_state& s) {
     bool any = false;
     indexed_chunk first;
     std::vector<hsize_t> offset(n);
-    btree_walk walk(ix, from.data(), to.data());
-    const bool walked = walk.run([&](const std::uint64_t* at, std::uint64_t address, std::uint32_t size,
+    index_walk walk(ix, from.data(), to.data());
+    const bool walked = walk.run([&](const std::uint64_t* at, std::uint64_t address, std::uint64_t size,
                                      std::uint32_t mask) {
         any = true;
         first = indexed_chunk{0, address, size, mask};
         for (std::size_t d = 0; d < n; ++d) offset[d] = static_cast<hsize_t>(at[d] * s.chunk[d]);
         return false;
     });
+    if (!walk.damage().empty()) s.fail("its chunk index is damaged: " + walk.damage());
     if (!walked) return {};
     if (any) {
         hsize_t stored = 0;
@@ -149,9 +177,12 @@ inline btree_index find_btree_index(const dataset_state& s) {
     return ix;
 }
 
-/// Learns s.index (find_btree_index) unless CHUNKWISE_HDF5_INDEX=off. Call with the lock held.
-inline void learn_btree_index(dataset_state& s) {
-    if (index_walk_unused_because().empty()) s.index = find_btree_index(s);
+/// Learns s.index (find_chunk_index); with CHUNKWISE_HDF5_INDEX=off it is only checked, and the
+/// reads ask HDF5. Call with the lock held.
+inline void learn_chunk_index(dataset_state& s) {
+    chunk_index ix = find_chunk_index(s);
+    s.index_type = ix.kind;
+    if (index_walk_unused_because().empty()) s.index = std::move(ix);
 }
 
 /// The folders HDF5 searches for filter plugins, for messages ("HDF5_PLUGIN_PATH or ..."). Call
@@ -361,7 +392,7 @@ inline std::shared_ptr<const dataset_state> open_dataset(const std::filesystem::
         // Chunk locations from the file's own index where the reads can walk it; else (without
         // the probe driver) from a listing made now, so that decodes_in_worker can say which
         // path reads serve.
-        learn_btree_index(*s);
+        learn_chunk_index(*s);
         if (!s->index.usable() && !s->probing && s->decodable) s->list_all();
         // Whatever H5Dread reads gets a chunk cache that holds one row of chunks, not 1 MiB.
         std::size_t chunks_per_row = 1;

@@ -5,7 +5,7 @@
 // the cache of chunk locations (file, address, stored size, filter mask) learnt through the probe
 // driver, once per chunk, under the library lock.
 #include <chunkwise/detail/hdf5/filters/table.hpp>
-#include <chunkwise/detail/hdf5/format/btree1.hpp>
+#include <chunkwise/detail/hdf5/format/chunk_index.hpp>
 #include <chunkwise/detail/hdf5/format/object_header.hpp>
 #include <chunkwise/detail/hdf5/library.hpp>
 #include <chunkwise/detail/hdf5/names.hpp>
@@ -110,7 +110,8 @@ struct dataset_state {
     bool decodable = false;  // every filter is one chunkwise decodes itself
     std::string missing_filter;  // a filter neither chunkwise nor HDF5 can decode ("" if none)
     bool probing = false;    // the dataset's file is open through the probe driver
-    btree_index index;                 // the file's own chunk index, walked by each read (no lock)
+    chunk_index index;                 // the file's own chunk index, walked by each read (no lock)
+    index_kind index_type = index_kind::none;  // its type, where chunkwise reads it (walked or not)
     mutable bool listed = false;       // every stored chunk's location learnt in one pass (H5Dchunk_iter)
     mutable bool listing_tried = false;
     haddr_t contiguous_address = HADDR_UNDEF;

@@ -170,8 +170,8 @@ inline bool locate_from_index(const dataset_state& s, chunk_plan& p) {
     stride[n - 1] = 1;
     for (std::size_t d = n - 1; d > 0; --d) stride[d - 1] = stride[d] * (p.c_hi[d] - p.c_lo[d] + 1);
     std::fill(p.locations.begin(), p.locations.end(), chunk_location{chunk_location::kind::absent});
-    btree_walk walk(s.index, from.data(), to.data());
-    const bool ok = walk.run([&](const std::uint64_t* at, std::uint64_t address, std::uint32_t size,
+    index_walk walk(s.index, from.data(), to.data());
+    const bool ok = walk.run([&](const std::uint64_t* at, std::uint64_t address, std::uint64_t size,
                                  std::uint32_t mask) {
         std::size_t k = 0;
         for (std::size_t d = 0; d < n; ++d) {
@@ -181,6 +181,7 @@ inline bool locate_from_index(const dataset_state& s, chunk_plan& p) {
         p.locations[k] = chunk_location{chunk_location::kind::stored, mask, s.index.fd, address, size};
         return true;
     });
+    if (!walk.damage().empty()) s.fail("its chunk index is damaged: " + walk.damage());
     if (ok) index_walks().fetch_add(1, std::memory_order_relaxed);
     return ok;
 }

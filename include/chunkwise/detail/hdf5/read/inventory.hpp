@@ -3,7 +3,7 @@
 // walked by the calling thread without the lock where chunkwise walks it; else HDF5's listing,
 // once, or one probe per chunk, under the lock; else HDF5's chunk queries. In time linear in the
 // number of chunks wherever the index is walked or HDF5 lists.
-#include <chunkwise/detail/hdf5/format/btree1.hpp>
+#include <chunkwise/detail/hdf5/format/chunk_index.hpp>
 #include <chunkwise/detail/hdf5/library.hpp>
 #include <chunkwise/detail/hdf5/state.hpp>
 
@@ -35,8 +35,8 @@ inline std::vector<chunk_entry> inventory(const dataset_state& s) {
     if (s.index.usable()) {
         std::vector<std::uint64_t> from(n, 0), to(n);
         for (std::size_t d = 0; d < n; ++d) to[d] = s.grid[d] - 1;
-        btree_walk walk(s.index, from.data(), to.data());
-        const bool ok = walk.run([&](const std::uint64_t* at, std::uint64_t address, std::uint32_t size, std::uint32_t mask) {
+        index_walk walk(s.index, from.data(), to.data());
+        const bool ok = walk.run([&](const std::uint64_t* at, std::uint64_t address, std::uint64_t size, std::uint32_t mask) {
             chunk_entry e;
             e.offset.resize(n);
             for (std::size_t d = 0; d < n; ++d) e.offset[d] = static_cast<std::size_t>(at[d]) * s.chunk[d];
@@ -46,7 +46,17 @@ inline std::vector<chunk_entry> inventory(const dataset_state& s) {
             out.push_back(std::move(e));
             return true;
         });
-        if (ok) return out;
+        if (!walk.damage().empty()) s.fail("its chunk index is damaged: " + walk.damage());
+        if (ok) {
+            // In row-major order (a v1 B-tree may list chunks of the range outside the grid).
+            out.erase(std::remove_if(out.begin(), out.end(), [&](const chunk_entry& e) {
+                for (std::size_t d = 0; d < n; ++d) {
+                    if (e.offset[d] >= s.grid[d] * s.chunk[d]) return true;
+                }
+                return false;
+            }), out.end());
+            return out;
+        }
         out.clear();  // damaged: asked of HDF5, which reports what is wrong
     }
     library_lock lock;
@@ -66,13 +76,15 @@ inline std::vector<chunk_entry> inventory(const dataset_state& s) {
         return out;
     }
     // Neither the probe driver nor a listing: HDF5's queries, chunk by chunk.
+    // HDF5 1.10 takes the dataset's own dataspace here, not H5S_ALL.
+    handle space(H5Dget_space(s.dset_h.get()), H5Sclose);
     hsize_t count = 0;
-    if (H5Dget_num_chunks(s.dset_h.get(), H5S_ALL, &count) < 0) s.fail("cannot count the stored chunks: " + last_error());
+    if (!space.valid() || H5Dget_num_chunks(s.dset_h.get(), space.get(), &count) < 0) s.fail("cannot count the stored chunks: " + last_error());
     for (hsize_t i = 0; i < count; ++i) {
         unsigned mask = 0;
         haddr_t address = HADDR_UNDEF;
         hsize_t size = 0;
-        if (H5Dget_chunk_info(s.dset_h.get(), H5S_ALL, i, offset.data(), &mask, &address, &size) < 0) {
+        if (H5Dget_chunk_info(s.dset_h.get(), space.get(), i, offset.data(), &mask, &address, &size) < 0) {
             s.fail("cannot read where chunk " + std::to_string(i) + " is: " + last_error());
         }
         out.push_back(chunk_entry{std::vector<std::size_t>(offset.begin(), offset.end()), address, size, mask});
