@@ -4,10 +4,13 @@
 // out about the chunks (where they are) is part of the read.
 //
 //   chunkwise-bench first-read --file FILE.h5 [--dataset /data] [--threads 1,2] [--repeats 3]
-//                              [--block-mib 4] [--make ROWSxCOLS [--gzip]]
+//                              [--block-mib 4] [--make ROWSxCOLS [--gzip] [--index TYPE]]
 //
 // --make writes FILE.h5 first: /data, ROWS x COLS float32 in chunks of one row (100000x256: 10^5
-// chunks of 1 KiB), gzip level 1 with --gzip. For each thread count (best of R, a fresh open each
+// chunks of 1 KiB), gzip level 1 with --gzip, its chunks indexed by --index: btree1 (the default
+// file format), fixed (a fixed array: the newest format, libver='latest'), extensible (the newest
+// format with an unlimited first axis, as SWMR writers make), btree2 (both axes unlimited),
+// single (one chunk of the whole dataset) or implicit (allocated when created, no filter). For each thread count (best of R, a fresh open each
 // time): the first block alone after opening (its latency), and a whole pass of map_blocks over
 // h5::partition(ds, block_bytes{4 MiB}) after another fresh open, with the seconds spent waiting
 // for and holding a lock of the read path, their share of the read time, the Amdahl bound the
@@ -33,21 +36,37 @@
 
 namespace bench_first_read {
 
-/// Writes /data of rows x cols float32 in chunks of one row (gzip level 1 where asked).
-inline void make(const std::filesystem::path& file, std::size_t rows, std::size_t cols, bool gzip) {
+/// The chunk index types --index names.
+inline const std::vector<std::string>& index_names() {
+    static const std::vector<std::string> v{"btree1", "fixed", "extensible", "btree2", "single", "implicit"};
+    return v;
+}
+
+/// Writes /data of rows x cols float32 in chunks of one row (gzip level 1 where asked), its chunks
+/// indexed by `index` (index_names()).
+inline void make(const std::filesystem::path& file, std::size_t rows, std::size_t cols, bool gzip,
+                 const std::string& index) {
     chunkwise::h5::library_lock lock;
-    const hid_t f = H5Fcreate(file.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    const hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    if (index != "btree1") H5Pset_libver_bounds(fapl, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST);
+    const hid_t f = H5Fcreate(file.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    H5Pclose(fapl);
     if (f < 0) throw std::runtime_error("first-read: cannot create " + file.string());
-    const hsize_t dims[2] = {rows, cols}, chunk[2] = {1, cols};
-    const hid_t space = H5Screate_simple(2, dims, nullptr);
+    const hsize_t dims[2] = {rows, cols};
+    hsize_t chunk[2] = {1, cols}, maxdims[2] = {rows, cols};
+    if (index == "extensible") maxdims[0] = H5S_UNLIMITED;
+    if (index == "btree2") maxdims[0] = maxdims[1] = H5S_UNLIMITED;
+    if (index == "single") chunk[0] = rows;
+    const hid_t space = H5Screate_simple(2, dims, maxdims);
     const hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
     H5Pset_chunk(dcpl, 2, chunk);
     if (gzip) H5Pset_deflate(dcpl, 1);
+    if (index == "implicit") H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY);
     const hid_t d = H5Dcreate2(f, "/data", H5T_IEEE_F32LE, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
     std::vector<float> v(rows * cols);
     for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>((i * 2654435761u) % 10007) * 0.01f;
-    const herr_t rc = H5Dwrite(d, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data());
-    H5Dclose(d);
+    const herr_t rc = d < 0 ? -1 : H5Dwrite(d, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data());
+    if (d >= 0) H5Dclose(d);
     H5Pclose(dcpl);
     H5Sclose(space);
     H5Fclose(f);
@@ -59,7 +78,8 @@ struct first_pass {
 };
 
 inline int cmd_first_read(int argc, char** argv) {
-    bench_cli::args a(argc, argv, 2, {"file", "dataset", "threads", "repeats", "block-mib", "make"}, {"gzip"});
+    bench_cli::args a(argc, argv, 2, {"file", "dataset", "threads", "repeats", "block-mib", "make", "index"},
+                      {"gzip"});
     const std::filesystem::path file = a.required("file");
     const std::string path = a.text("dataset", "/data");
     const auto threads = a.counts("threads", {1, 2}, 1);
@@ -77,7 +97,14 @@ inline int cmd_first_read(int argc, char** argv) {
             rows = 0;
         }
         if (rows == 0 || cols == 0) throw std::invalid_argument("--make: '" + shape + "' is not ROWSxCOLS");
-        make(file, rows, cols, a.flag("gzip"));
+        const std::string index = a.text("index", "btree1");
+        if (std::find(index_names().begin(), index_names().end(), index) == index_names().end())
+            throw std::invalid_argument("--index: '" + index + "' is none of btree1, fixed, extensible, btree2, single, implicit");
+        if (index == "implicit" && a.flag("gzip"))
+            throw std::invalid_argument("--index implicit: HDF5 allocates implicit chunks unfiltered; --gzip cannot go with it");
+        make(file, rows, cols, a.flag("gzip"), index);
+    } else if (!a.text("index", "").empty()) {
+        throw std::invalid_argument("--index: only with --make (it says how the file is written)");
     }
     if (!std::filesystem::is_regular_file(file)) throw std::invalid_argument("--file: no file " + file.string());
 
@@ -163,7 +190,9 @@ inline int cmd_first_read(int argc, char** argv) {
             p.pass / floor_seconds[k], floor_seconds[k], floor_seconds[k1] / floor_seconds[k], p.held, 100 * f, p.read,
             p.wait, bound(16), bound(64), bound(1024));
     }
-    std::printf("chunk locations: %s\n", chunkwise::h5::describe(chunkwise::h5::chunk_locations(ds)).c_str());
+    const std::string index = chunkwise::h5::chunk_index_type(ds);
+    std::printf("chunk locations: %s%s\n", chunkwise::h5::describe(chunkwise::h5::chunk_locations(ds)).c_str(),
+                index.empty() ? "" : (" (" + index + " index)").c_str());
     return 0;
 }
 

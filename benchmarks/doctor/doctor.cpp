@@ -7,7 +7,9 @@
 // version, an HDF5 plugin that loads, or nobody: a problem only where this build has the codec
 // but not its library, and no plugin loads); zlib; MPI implementation and version, the thread level granted, Boost.MPI's MPI the same as
 // the program's; for PATH: the file system (NFS, Lustre, GPFS, local), whether it can be written
-// and locked; finally a small threaded read (and under MPI, a collective write and read) there.
+// and locked; the chunk index types of the HDF5 file format, each written there and read back,
+// and how the reads find their chunks; finally a small threaded read (and under MPI, a collective
+// write and read) there.
 #include <chunkwise/chunkwise.hpp>
 #include <chunkwise/hdf5.hpp>
 #include <chunkwise/hdf5/filters.hpp>
@@ -29,6 +31,7 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -253,6 +256,67 @@ void small_read(const std::filesystem::path& dir) {
     std::filesystem::remove(file, ec);
 }
 
+/// Writes a small dataset of each chunk index type HDF5 writes into `dir`, and reports how
+/// chunkwise's reads find its chunks (the file's index walked by each reader, or HDF5 under its
+/// lock) and whether the values come back.
+void index_types(const std::filesystem::path& dir) {
+    namespace h5 = chunkwise::h5;
+    struct kind {
+        const char* name;
+        bool latest;
+        hsize_t max0, max1;  // 0: the extent
+        hsize_t chunk0;
+        bool early;
+    };
+    const kind kinds[] = {{"v1 B-tree", false, 0, 0, 4, false},
+                          {"fixed array", true, 0, 0, 4, false},
+                          {"extensible array", true, H5S_UNLIMITED, 0, 4, false},
+                          {"v2 B-tree", true, H5S_UNLIMITED, H5S_UNLIMITED, 4, false},
+                          {"single chunk", true, 0, 0, 64, false},
+                          {"implicit", true, 0, 0, 4, true}};
+    const auto file = dir / (".chunkwise-doctor-index-" + std::to_string(::getpid()) + ".h5");
+    for (const kind& k : kinds) {
+        std::string value;
+        try {
+            std::vector<float> v(64 * 8);
+            for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(i) * 0.25f;
+            {
+                h5::library_lock lock;
+                const hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+                if (k.latest) H5Pset_libver_bounds(fapl, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST);
+                const hid_t f = H5Fcreate(file.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+                H5Pclose(fapl);
+                const hsize_t dims[2] = {64, 8}, maxdims[2] = {k.max0 == 0 ? 64 : k.max0, k.max1 == 0 ? 8 : k.max1},
+                              chunk[2] = {k.chunk0, 8};
+                const hid_t space = H5Screate_simple(2, dims, maxdims);
+                const hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+                H5Pset_chunk(dcpl, 2, chunk);
+                if (k.early) H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY);
+                const hid_t d = f < 0 ? -1 : H5Dcreate2(f, "/x", H5T_IEEE_F32LE, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+                const herr_t rc = d < 0 ? -1 : H5Dwrite(d, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data());
+                if (d >= 0) H5Dclose(d);
+                H5Pclose(dcpl);
+                H5Sclose(space);
+                if (f >= 0) H5Fclose(f);
+                if (rc < 0) throw std::runtime_error("HDF5 cannot write one here");
+            }
+            const h5::dataset ds(file.string(), "/x");
+            const auto got = ds.read<float, 2>(chunkwise::block{0, 0, 64});
+            if (!std::equal(got.begin(), got.end(), v.begin())) throw std::runtime_error("values read differ from those written");
+            const std::string type = h5::chunk_index_type(ds);
+            if (type != k.name) throw std::runtime_error(std::string("HDF5 wrote a ") + (type.empty() ? "other" : type) + " index");
+            value = h5::chunk_locations(ds) == h5::chunk_source::file_index
+                        ? "walked by each reader, no lock"
+                        : "not walked (" + std::string(std::getenv("CHUNKWISE_HDF5_INDEX") != nullptr ? "CHUNKWISE_HDF5_INDEX is set" : "chunkwise does not read it here") + "): " + h5::describe(h5::chunk_locations(ds));
+            note("chunk indexes", k.name, value);
+        } catch (const std::exception& e) {
+            note("chunk indexes", k.name, "failed", e.what(), "see the message; run chunkwise-doctor on a local folder to compare");
+        }
+    }
+    std::error_code ec;
+    std::filesystem::remove(file, ec);
+}
+
 void print(bool json) {
     std::size_t problems = 0;
     for (const auto& f : found) problems += f.problem.empty() ? 0 : 1;
@@ -364,7 +428,10 @@ int main(int argc, char** argv) try {
 #else
     check_host(rank);
 #endif
-    if (rank == 0 && check_path(dir)) small_read(dir);
+    if (rank == 0 && check_path(dir)) {
+        index_types(dir);
+        small_read(dir);
+    }
 #if defined(CHUNKWISE_DOCTOR_MPI)
     MPI_Barrier(MPI_COMM_WORLD);
 #endif
