@@ -12,7 +12,8 @@ main_pkgs=(g++ cmake make pkg-config libopenmpi-dev openmpi-bin libboost-mpi-dev
 # through h5py and decode them for the H5Dread reference; python3-zstandard writes Zstandard chunks.
 test_pkgs=("${main_pkgs[@]}" clang doxygen catch2 libbenchmark-dev libtbb-dev hdf5-tools libhdf5-openmpi-dev
            python3-mdanalysis python3-dask python3-mpi4py slurm-wlm munge
-           hdf5-filter-plugin hdf5-filter-plugin-blosc-serial bitshuffle hdf5-plugin-lzf python3-zstandard)
+           hdf5-filter-plugin hdf5-filter-plugin-blosc-serial bitshuffle hdf5-plugin-lzf python3-zstandard
+           debootstrap)
 
 case "${1:-test}" in
   main) wanted=("${main_pkgs[@]}") ;;

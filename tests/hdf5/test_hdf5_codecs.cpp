@@ -118,7 +118,7 @@ std::vector<unsigned char> raw_chunk(const fs::path& file, const std::string& na
     hsize_t size = 0;
     REQUIRE(H5Dget_chunk_storage_size(d, at, &size) >= 0);
     std::vector<unsigned char> bytes(static_cast<std::size_t>(size));
-    REQUIRE(H5Dread_chunk(d, H5P_DEFAULT, at, &mask, bytes.data()) >= 0);
+    REQUIRE(h5::detail::direct_read_chunk(d, at, &mask, bytes.data(), bytes.size()) >= 0);  // H5Dread_chunk of each API
     H5Dclose(d);
     H5Fclose(f);
     return bytes;

@@ -45,6 +45,11 @@ made make(const std::filesystem::path& file, const std::string& name, const std:
     // HDF5 1.14.4 on refuses to create integers with many unused bits (padding) unless asked.
     H5Pset_relax_file_integrity_checks(fapl, H5F_RFIC_UNUSUAL_NUM_UNUSED_NUMERIC_BITS);
 #endif
+#if H5_VERSION_GE(2, 0, 0)
+    // Some tests here change bytes of object headers: HDF5 1.x's file format, whose headers carry
+    // no checksum (HDF5 2.x writes checksummed ones by default).
+    H5Pset_libver_bounds(fapl, H5F_LIBVER_EARLIEST, H5F_LIBVER_LATEST);
+#endif
     const hid_t f = std::filesystem::exists(file) ? H5Fopen(file.c_str(), H5F_ACC_RDWR, fapl)
                                                   : H5Fcreate(file.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
     H5Pclose(fapl);
@@ -108,7 +113,15 @@ TEST_CASE("an unfiltered chunk stored at another size than its chunk: HDF5's val
     // HDF5 1.10's H5Dget_chunk_storage_size reports 240 for both; H5Dread_chunk copies what the
     // index records (once a heap overflow here). H5Dread reads the first 240 of the 4 MiB; past
     // the 40 bytes it returns whatever its buffer held, differently from call to call: that chunk
-    // is an h5::error.
+    // is an h5::error. HDF5 2.x writes no such chunk (H5Dwrite_chunk asserts) and reads none.
+#if H5_VERSION_GE(2, 0, 0)
+#if defined(CHUNKWISE_CATCH3)
+    SKIP("HDF5 2.x does not write an unfiltered chunk at another size than its chunk");
+#else
+    WARN("HDF5 2.x does not write an unfiltered chunk at another size than its chunk: not tested");
+    return;
+#endif
+#endif
     const auto dir = test::scratch("direct-sizes");
     const auto file = dir / "d.h5";
     made m = make(file, "/long", {4, 60}, H5T_STD_I32LE, {1, 60});
@@ -233,7 +246,7 @@ TEST_CASE("shuffle unshuffles by the filter's own element size; impossible sizes
                 close_all(m);
                 // HDF5 stored 4 (the type's size) as the parameter: make it `param`.
                 auto bytes = test::file_bytes(file);
-                const std::size_t at = test::find_bytes(bytes, {'s', 'h', 'u', 'f', 'f', 'l', 'e', 0}) + 8;
+                const std::size_t at = test::shuffle_parameter(bytes);
                 REQUIRE(bytes[at] == 4);
                 std::memcpy(bytes.data() + at, &param, 4);
                 test::write_bytes(file, bytes);
@@ -251,7 +264,7 @@ TEST_CASE("shuffle unshuffles by the filter's own element size; impossible sizes
         H5Dwrite(m.dset, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data());
         close_all(m);
         auto bytes = test::file_bytes(file);
-        const std::size_t at = test::find_bytes(bytes, {'s', 'h', 'u', 'f', 'f', 'l', 'e', 0}) + 8;
+        const std::size_t at = test::shuffle_parameter(bytes);
         std::memset(bytes.data() + at, 0, 4);
         test::write_bytes(file, bytes);
         REQUIRE_FALSE(test::try_h5dread<float>(file, "/s", H5T_NATIVE_FLOAT, 0, 6).has_value());

@@ -108,4 +108,15 @@ inline std::size_t find_bytes(const std::vector<char>& bytes, const std::vector<
     throw std::runtime_error("test: pattern not found in the file");
 }
 
+/// Where the shuffle filter's one parameter (the element size) is in `bytes`: after its name in a
+/// version 1 filter pipeline message (HDF5 1.x's default), or after id 2, its flags and one
+/// value in a version 2 message (which names no predefined filter; HDF5 2.x's default).
+inline std::size_t shuffle_parameter(const std::vector<char>& bytes) {
+    try {
+        return find_bytes(bytes, {'s', 'h', 'u', 'f', 'f', 'l', 'e', 0}) + 8;
+    } catch (const std::runtime_error&) {
+        return find_bytes(bytes, {2, 0, 1, 0, 1, 0, 4, 0, 0, 0}) + 6;
+    }
+}
+
 }  // namespace test

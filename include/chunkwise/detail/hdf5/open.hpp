@@ -2,6 +2,7 @@
 // Internal: opening a dataset: the path checked group by group (naming what exists), the file
 // opened through the probe driver where it can be, the header read and checked (type, shape,
 // layout, fill value, filters), the chunk cache sized, the raw bytes' file descriptor found.
+#include <chunkwise/detail/hdf5/format/index_walk.hpp>
 #include <chunkwise/detail/hdf5/state.hpp>
 
 #include <hdf5.h>

@@ -4,6 +4,7 @@
 // under the library lock, and its execution (pread, decode, copy or weave into the output)
 // outside it. A new way to serve a chunk is one action in chunk_plan and one case in run_plan.
 #include <chunkwise/detail/hdf5/filters/table.hpp>
+#include <chunkwise/detail/hdf5/format/index_walk.hpp>
 #include <chunkwise/detail/hdf5/library.hpp>
 #include <chunkwise/detail/hdf5/read/bytes.hpp>
 #include <chunkwise/detail/hdf5/read/convert.hpp>
@@ -123,7 +124,7 @@ enum class chunk_action : std::uint8_t {
     decode,        // stored filtered: read, decoded (into the output where the chunk lands whole)
     weave,         // the first of `ways` one-wide chunks side by side: all read, woven together
     woven,         // one of those after the first: done with the first
-    short_stored,  // unfiltered but stored in fewer bytes than a chunk: refused (HDF5 reads garbage)
+    short_stored,  // unfiltered but stored in fewer bytes than a chunk (HDF5 2.x: any other size): refused
     too_large,     // filtered and stored in more bytes than any filter makes: refused (corrupted)
 };
 
@@ -299,7 +300,12 @@ inline chunk_plan plan_chunks(const dataset_state& s, const std::size_t* lo, con
     if (weave) p.ways = ways;
     auto action_of = [&](const chunk_location& loc) {
         if (loc.state == chunk_location::kind::absent) return chunk_action::fill;
-        if (!is_filtered(s, loc)) return loc.size < s.chunk_bytes ? chunk_action::short_stored : chunk_action::copy;
+        // An unfiltered chunk stored in fewer bytes is refused; HDF5 before 2.0 reads the first
+        // chunk_bytes of a larger one, HDF5 2.x refuses that too ("incorrect chunk size").
+        if (!is_filtered(s, loc)) {
+            const bool refused = loc.size < s.chunk_bytes || (H5_VERSION_GE(2, 0, 0) && loc.size != s.chunk_bytes);
+            return refused ? chunk_action::short_stored : chunk_action::copy;
+        }
         return loc.size > max_stored ? chunk_action::too_large : chunk_action::decode;
     };
     p.actions.resize(touched);
@@ -393,7 +399,8 @@ inline void run_plan(const dataset_state& s, const chunk_plan& p, const output_o
                 // HDF5 reads the chunk's size from this address: past the stored bytes it returns
                 // whatever its buffer held (not reproducible), so refuse rather than guess.
                 s.fail("chunk at " + box_text(off.data(), n) + " is stored in " + std::to_string(loc.size) +
-                       " bytes, fewer than its " + std::to_string(s.chunk_bytes) +
+                       (loc.size < s.chunk_bytes ? " bytes, fewer than its " : " bytes, more than its ") +
+                       std::to_string(s.chunk_bytes) +
                        " (written short with write_direct_chunk, or corrupted); its other values are undefined");
             case chunk_action::copy: {
                 // Stored at its size, or larger (HDF5 then reads the first chunk_bytes too). Only

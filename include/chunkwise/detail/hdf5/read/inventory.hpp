@@ -3,7 +3,7 @@
 // walked by the calling thread without the lock where chunkwise walks it; else HDF5's listing,
 // once, or one probe per chunk, under the lock; else HDF5's chunk queries. In time linear in the
 // number of chunks wherever the index is walked or HDF5 lists.
-#include <chunkwise/detail/hdf5/format/chunk_index.hpp>
+#include <chunkwise/detail/hdf5/format/index_walk.hpp>
 #include <chunkwise/detail/hdf5/library.hpp>
 #include <chunkwise/detail/hdf5/state.hpp>
 

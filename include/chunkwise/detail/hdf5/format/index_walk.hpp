@@ -1,0 +1,416 @@
+#pragma once
+// Internal: a walk of a dataset's chunk index (format/chunk_index.hpp) over a box of chunks, in
+// the reading thread, with pread and no lock: the v1 B-tree through format/btree1.hpp; the
+// single chunk and implicit indexes from the layout; fixed and extensible arrays entry by entry,
+// each block or page read once per walk; the v2 B-tree node by node over the key ranges that meet
+// the box. Every structure's signature, version, checksum and fields are checked.
+#include <chunkwise/detail/core/posix_io.hpp>
+#include <chunkwise/detail/hdf5/format/chunk_index.hpp>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace chunkwise::h5::detail {
+
+/// A walk of a chunk index over the box of chunk coordinates [from, to] (inclusive, clamped to
+/// the grid): calls found(coords, address, size, mask) for each stored chunk in it, in row-major
+/// order (the v1 B-tree may add chunks of the row-major range from..to outside the box), until
+/// found returns false. run() is false where the read must not use the walk: damage() then says
+/// what the format does not allow, or is empty where the walk does not read this layout.
+class index_walk {
+public:
+    index_walk(const chunk_index& ix, const std::uint64_t* from, const std::uint64_t* to)
+            : ix_(ix), from_(from, from + ix.rank), to_(to, to + ix.rank) {
+        for (std::size_t d = 0; d < ix.rank && d < ix.grid.size(); ++d) {
+            to_[d] = ix.grid[d] == 0 ? 0 : std::min<std::uint64_t>(to_[d], ix.grid[d] - 1);
+            if (ix.grid[d] == 0) empty_box_ = true;
+        }
+        for (std::size_t d = 0; d < ix.rank; ++d) empty_box_ = empty_box_ || from_[d] > to_[d];
+    }
+
+    /// What the format does not allow, found by the last run ("" if nothing).
+    [[nodiscard]] const std::string& damage() const noexcept { return damage_; }
+
+    template <class Found>
+    bool run(Found&& found) {
+        switch (ix_.kind) {
+            case index_kind::none: return false;
+            case index_kind::btree1: {
+                btree_walk walk(ix_, from_.data(), to_.data());
+                return walk.run([&](const std::uint64_t* at, std::uint64_t address, std::uint32_t size, std::uint32_t mask) {
+                    return found(at, address, std::uint64_t{size}, mask);
+                });
+            }
+            case index_kind::btree2: {
+                if (ix_.undefined(ix_.root_node) || ix_.root_records == 0 || empty_box_) return true;
+                std::vector<std::uint64_t> lo, hi;
+                return visit_btree2(ix_.root_node, ix_.depth, ix_.root_records, nullptr, nullptr, found);
+            }
+            default: break;
+        }
+        if (empty_box_) return true;
+        // Single, implicit, fixed and extensible arrays: each chunk of the box looked up by its index.
+        std::vector<std::uint64_t> at(from_);
+        const std::size_t n = ix_.rank;
+        while (true) {
+            std::uint64_t linear = 0;
+            if (ix_.kind == index_kind::extensible_array && ix_.unlimited != 0) {
+                linear = at[ix_.unlimited] * ix_.down[0];
+                for (std::size_t d = 0, s = 1; d < n; ++d) {
+                    if (d != ix_.unlimited) linear += at[d] * ix_.down[s++];
+                }
+            } else {
+                for (std::size_t d = 0; d < n; ++d) linear += at[d] * ix_.down[d];
+            }
+            entry e;
+            if (!lookup(linear, e)) return false;
+            if (e.stored) {
+                if (e.address > ix_.eoa || e.size > ix_.eoa - e.address || e.size == 0) {
+                    return fail("a chunk at address " + std::to_string(e.address) + " of " + std::to_string(e.size) +
+                                " bytes, past the end of the file's allocated space (" + std::to_string(ix_.eoa) + ")");
+                }
+                if (!found(at.data(), ix_.base + e.address, e.size, e.mask)) return true;
+            }
+            std::size_t d = n;
+            while (d-- > 0) {
+                if (at[d] < to_[d]) {
+                    ++at[d];
+                    break;
+                }
+                at[d] = from_[d];
+            }
+            if (d == static_cast<std::size_t>(-1)) return true;
+        }
+    }
+
+private:
+    struct entry {
+        bool stored = false;
+        std::uint64_t address = 0, size = 0;
+        std::uint32_t mask = 0;
+    };
+
+    bool fail(std::string what) {
+        damage_ = std::string(index_name(ix_.kind)) + " chunk index: " + std::move(what);
+        return false;
+    }
+
+    /// `size` bytes at `addr` whose last 4 are the lookup3 checksum of the others, beginning with
+    /// `signature`, version 0: read (again up to 4 times while the checksum does not match).
+    bool read_checked(std::uint64_t addr, std::size_t size, const char* signature, const char* what,
+                      std::vector<unsigned char>& out) {
+        if (++structures_ > (std::size_t{1} << 22)) return fail("more structures than the file can hold (a cycle?)");
+        if (size < 10 || addr > ix_.eoa || size > ix_.eoa - addr) {
+            return fail(std::string("the ") + what + " at address " + std::to_string(addr) +
+                        " lies past the end of the file's allocated space (" + std::to_string(ix_.eoa) + ")");
+        }
+        out.resize(size);
+        for (int attempt = 0; attempt < 5; ++attempt) {
+            if (!chunkwise::detail::posix::pread_all(ix_.fd, out.data(), size, ix_.base + addr)) {
+                return fail(std::string("the ") + what + " at address " + std::to_string(addr) + " cannot be read");
+            }
+            if (signature != nullptr && std::memcmp(out.data(), signature, 4) != 0) continue;
+            if (lookup3(out.data(), size - 4) == static_cast<std::uint32_t>(le(out.data() + size - 4, 4))) {
+                if (signature != nullptr && out[4] != 0) {
+                    return fail(std::string("the ") + what + " at address " + std::to_string(addr) + " is of version " +
+                                std::to_string(out[4]));
+                }
+                return true;
+            }
+        }
+        if (signature != nullptr && std::memcmp(out.data(), signature, 4) != 0) {
+            return fail(std::string("no ") + what + " (signature " + signature + ") at address " + std::to_string(addr));
+        }
+        return fail(std::string("the ") + what + " at address " + std::to_string(addr) + " fails its checksum");
+    }
+
+    /// Checks a block's client id and the header address it points back to (at offset 5 and 6).
+    bool check_block(const std::vector<unsigned char>& b, const char* what, std::uint64_t addr) {
+        if (b[5] != (ix_.filtered ? 1 : 0)) return fail(std::string("the ") + what + " at " + std::to_string(addr) + " is for another kind of entry");
+        if (le(b.data() + 6, ix_.addr_size) != ix_.address) {
+            return fail(std::string("the ") + what + " at " + std::to_string(addr) + " belongs to another array");
+        }
+        return true;
+    }
+
+    /// Decodes the entry at `p`.
+    entry decode(const unsigned char* p) const {
+        entry e;
+        e.address = le(p, ix_.addr_size);
+        if (ix_.undefined(e.address)) return e;
+        e.stored = true;
+        if (ix_.filtered) {
+            e.size = le(p + ix_.addr_size, ix_.size_bytes);
+            e.mask = static_cast<std::uint32_t>(le(p + ix_.addr_size + ix_.size_bytes, 4));
+        } else {
+            e.size = ix_.chunk_bytes;
+        }
+        return e;
+    }
+
+    /// The block at `addr` (`size` bytes, checked), read once per walk.
+    const std::vector<unsigned char>* block(std::uint64_t addr, std::size_t size, const char* signature,
+                                            const char* what) {
+        auto it = blocks_.find(addr);
+        if (it != blocks_.end()) {
+            if (it->second.size() != size) {
+                fail(std::string("two structures at address ") + std::to_string(addr));
+                return nullptr;
+            }
+            return &it->second;
+        }
+        std::vector<unsigned char> b;
+        if (!read_checked(addr, size, signature, what, b)) return nullptr;
+        return &blocks_.emplace(addr, std::move(b)).first->second;
+    }
+
+    /// Entry `i` of a (possibly paged) data block at `addr` of `count` entries whose pages begin
+    /// at `pages` (relative to addr); `init` says whether page p holds entries.
+    template <class Init>
+    bool paged_entry(std::uint64_t addr, std::size_t pages, std::uint64_t count, std::uint64_t i, Init&& init,
+                     entry& e) {
+        const std::uint64_t per_page = std::uint64_t{1} << ix_.page_bits;
+        const std::uint64_t p = i / per_page;
+        if (!init(p)) return true;  // never written: no chunk
+        const std::uint64_t in_page = std::min(per_page, count - p * per_page);
+        const std::uint64_t page_size = per_page * ix_.entry_bytes + 4;
+        const std::uint64_t at = addr + pages + p * page_size;
+        const auto* b = block(at, static_cast<std::size_t>(in_page * ix_.entry_bytes + 4), nullptr, "data block page");
+        if (b == nullptr) return false;
+        e = decode(b->data() + (i % per_page) * ix_.entry_bytes);
+        return true;
+    }
+
+    bool lookup(std::uint64_t i, entry& e) {
+        switch (ix_.kind) {
+            case index_kind::single:
+                if (i != 0 || ix_.undefined(ix_.address)) return true;
+                e = entry{true, ix_.address, ix_.filtered ? ix_.single_size : ix_.chunk_bytes, ix_.single_mask};
+                return true;
+            case index_kind::implicit:
+                if (ix_.undefined(ix_.address)) return true;
+                e = entry{true, ix_.address + i * ix_.chunk_bytes, ix_.chunk_bytes, 0};
+                return true;
+            case index_kind::fixed_array: return lookup_fixed(i, e);
+            case index_kind::extensible_array: return lookup_extensible(i, e);
+            default: return false;
+        }
+    }
+
+    bool lookup_fixed(std::uint64_t i, entry& e) {
+        if (ix_.undefined(ix_.data_block)) return true;
+        if (i >= ix_.elements) return fail("chunk " + std::to_string(i) + " beyond its " + std::to_string(ix_.elements) + " entries");
+        const std::size_t a = ix_.addr_size, eb = ix_.entry_bytes;
+        const std::uint64_t per_page = std::uint64_t{1} << ix_.page_bits;
+        if (ix_.elements <= per_page) {
+            const auto* b = block(ix_.data_block, 4 + 2 + a + static_cast<std::size_t>(ix_.elements) * eb + 4, "FADB",
+                                  "fixed array data block");
+            if (b == nullptr || !checked(ix_.data_block, *b, "fixed array data block")) return false;
+            e = decode(b->data() + 6 + a + i * eb);
+            return true;
+        }
+        const std::uint64_t pages = (ix_.elements + per_page - 1) / per_page;
+        const std::size_t bitmap = static_cast<std::size_t>((pages + 7) / 8);
+        const std::size_t prefix = 4 + 2 + a + bitmap + 4;
+        const auto* b = block(ix_.data_block, prefix, "FADB", "fixed array data block");
+        if (b == nullptr || !checked(ix_.data_block, *b, "fixed array data block")) return false;
+        const unsigned char* bits = b->data() + 6 + a;
+        return paged_entry(ix_.data_block, prefix, ix_.elements, i,
+                           [&](std::uint64_t p) { return (bits[p / 8] & (0x80u >> (p % 8))) != 0; }, e);
+    }
+
+    bool checked(std::uint64_t addr, const std::vector<unsigned char>& b, const char* what) {
+        if (checked_.count(addr) != 0) return true;
+        if (!check_block(b, what, addr)) return false;
+        checked_[addr] = true;
+        return true;
+    }
+
+    /// Super block k of the extensible array: its data blocks, and their entries.
+    [[nodiscard]] std::uint64_t sblock_blocks(unsigned k) const { return std::uint64_t{1} << (k / 2); }
+    [[nodiscard]] std::uint64_t sblock_entries(unsigned k) const {
+        return (std::uint64_t{1} << ((k + 1) / 2)) * ix_.min_elements;
+    }
+    /// The first entry (after the index block's) and the first data block of super block k.
+    void sblock_start(unsigned k, std::uint64_t& first, std::uint64_t& dblock) const {
+        first = 0;
+        dblock = 0;
+        for (unsigned u = 0; u < k; ++u) {
+            first += sblock_blocks(u) * sblock_entries(u);
+            dblock += sblock_blocks(u);
+        }
+    }
+
+    bool lookup_extensible(std::uint64_t i, entry& e) {
+        if (ix_.undefined(ix_.index_block) || i >= ix_.elements) return true;  // beyond what was ever set
+        const std::size_t a = ix_.addr_size, eb = ix_.entry_bytes;
+        const unsigned off_bytes = (ix_.max_bits + 7) / 8;
+        const unsigned sblocks = 1 + ix_.max_bits - log2_floor(ix_.min_elements);
+        const unsigned iblock_sblocks = 2 * log2_floor(ix_.min_pointers);
+        const std::size_t iblock_dblocks = 2 * (std::size_t{ix_.min_pointers} - 1);
+        const std::size_t iblock_sblock_addrs = sblocks > iblock_sblocks ? sblocks - iblock_sblocks : 0;
+        const std::size_t iblock_size =
+            4 + 2 + a + std::size_t{ix_.iblock_elements} * eb + (iblock_dblocks + iblock_sblock_addrs) * a + 4;
+        const auto* ib = block(ix_.index_block, iblock_size, "EAIB", "extensible array index block");
+        if (ib == nullptr || !checked(ix_.index_block, *ib, "extensible array index block")) return false;
+        if (i < ix_.iblock_elements) {
+            e = decode(ib->data() + 6 + a + i * eb);
+            return true;
+        }
+        const std::uint64_t j = i - ix_.iblock_elements;
+        const unsigned k = log2_floor(j / ix_.min_elements + 1);
+        if (k >= sblocks) return fail("entry " + std::to_string(i) + " beyond the array's " + std::to_string(sblocks) + " super blocks");
+        std::uint64_t first = 0, first_dblock = 0;
+        sblock_start(k, first, first_dblock);
+        const std::uint64_t in_sblock = j - first, per_dblock = sblock_entries(k);
+        const std::uint64_t per_page = std::uint64_t{1} << ix_.page_bits;
+        const std::uint64_t d = in_sblock / per_dblock, in_dblock = in_sblock % per_dblock;
+        // The data block's "block offset", as HDF5 writes it: the super block's first entry plus
+        // the block's number times its entries, numbered across the index block's data blocks
+        // for those, within its super block for the others.
+        const std::uint64_t dblock_offset = first + (k < iblock_sblocks ? first_dblock + d : d) * per_dblock;
+        const unsigned char* addrs = ib->data() + 6 + a + std::size_t{ix_.iblock_elements} * eb;
+        std::uint64_t dblock_addr = 0;
+        const unsigned char* page_bits = nullptr;  // the super block's page bitmap of this data block
+        std::uint64_t pages = 0;
+        if (k < iblock_sblocks) {
+            const std::uint64_t n = first_dblock + d;
+            if (n >= iblock_dblocks) return fail("data block " + std::to_string(n) + " beyond the index block's");
+            dblock_addr = le(addrs + n * a, a);
+            if (per_dblock > per_page) return false;  // paged blocks under the index block: not read here
+        } else {
+            const std::uint64_t sb_addr = le(addrs + (iblock_dblocks + (k - iblock_sblocks)) * a, a);
+            if (ix_.undefined(sb_addr)) return true;
+            const std::uint64_t n = sblock_blocks(k);
+            pages = per_dblock > per_page ? per_dblock / per_page : 0;
+            const std::size_t bitmap_bytes = pages > 0 ? static_cast<std::size_t>((pages + 7) / 8) : 0;
+            const std::size_t sb_size = 4 + 2 + a + off_bytes + static_cast<std::size_t>(n) * (bitmap_bytes + a) + 4;
+            const auto* sb = block(sb_addr, sb_size, "EASB", "extensible array super block");
+            if (sb == nullptr || !checked(sb_addr, *sb, "extensible array super block")) return false;
+            if (le(sb->data() + 6 + a, off_bytes) != first) {
+                return fail("the super block at " + std::to_string(sb_addr) + " says it begins at entry " +
+                            std::to_string(le(sb->data() + 6 + a, off_bytes)) + ", not " + std::to_string(first));
+            }
+            page_bits = sb->data() + 6 + a + off_bytes;
+            dblock_addr = le(page_bits + n * bitmap_bytes + d * a, a);
+        }
+        if (ix_.undefined(dblock_addr)) return true;
+        const std::size_t prefix = 4 + 2 + a + off_bytes;
+        if (pages == 0) {
+            const auto* db = block(dblock_addr, prefix + static_cast<std::size_t>(per_dblock) * eb + 4, "EADB",
+                                   "extensible array data block");
+            if (db == nullptr || !checked_dblock(dblock_addr, *db, dblock_offset)) return false;
+            e = decode(db->data() + prefix + in_dblock * eb);
+            return true;
+        }
+        const auto* db = block(dblock_addr, prefix + 4, "EADB", "extensible array data block");
+        if (db == nullptr || !checked_dblock(dblock_addr, *db, dblock_offset)) return false;
+        const std::uint64_t bit0 = d * pages;
+        return paged_entry(dblock_addr, prefix + 4, per_dblock, in_dblock,
+                           [&](std::uint64_t p) {
+                               const std::uint64_t bit = bit0 + p;
+                               return (page_bits[bit / 8] & (0x80u >> (bit % 8))) != 0;
+                           },
+                           e);
+    }
+
+    bool checked_dblock(std::uint64_t addr, const std::vector<unsigned char>& b, std::uint64_t offset) {
+        if (checked_.count(addr) != 0) return true;
+        if (!check_block(b, "extensible array data block", addr)) return false;
+        const std::uint64_t says = le(b.data() + 6 + ix_.addr_size, (ix_.max_bits + 7) / 8);
+        if (says != offset) {
+            return fail("the data block at " + std::to_string(addr) + " says it begins at entry " + std::to_string(says) +
+                        ", not " + std::to_string(offset));
+        }
+        checked_[addr] = true;
+        return true;
+    }
+
+    /// Lexicographic comparison of chunk coordinates.
+    [[nodiscard]] int compare(const std::uint64_t* x, const std::uint64_t* y) const noexcept {
+        for (std::size_t d = 0; d < ix_.rank; ++d) {
+            if (x[d] != y[d]) return x[d] < y[d] ? -1 : 1;
+        }
+        return 0;
+    }
+
+    /// Visits the v2 B-tree node at `addr` of `depth` holding `records`, whose records lie
+    /// strictly between lo and hi (null: unbounded), in order.
+    template <class Found>
+    bool visit_btree2(std::uint64_t addr, unsigned depth, std::uint64_t records, const std::uint64_t* lo,
+                      const std::uint64_t* hi, Found& found) {
+        if (stopped_) return true;
+        if (records == 0 || records > ix_.max_records[depth]) {
+            return fail("a node of depth " + std::to_string(depth) + " with " + std::to_string(records) + " records");
+        }
+        const std::size_t a = ix_.addr_size, rb = ix_.record_bytes, r = ix_.rank;
+        const std::size_t pointer = depth > 0 ? a + ix_.records_bytes + ix_.total_records_bytes[depth - 1] : 0;
+        const std::size_t size = 6 + static_cast<std::size_t>(records) * rb +
+                                 (depth > 0 ? static_cast<std::size_t>(records + 1) * pointer : 0) + 4;
+        std::vector<unsigned char> node;
+        if (!read_checked(addr, size, depth > 0 ? "BTIN" : "BTLF", depth > 0 ? "v2 B-tree internal node" : "v2 B-tree leaf",
+                          node)) {
+            return false;
+        }
+        if (node[5] != (ix_.filtered ? 11 : 10)) return fail("the node at " + std::to_string(addr) + " is of another B-tree type");
+        // Records: address, [size, mask], then the chunk's coordinates.
+        std::vector<std::uint64_t> keys(static_cast<std::size_t>(records) * r);
+        std::vector<entry> entries(static_cast<std::size_t>(records));
+        const std::size_t coords_at = ix_.filtered ? a + ix_.size_bytes + 4 : a;
+        for (std::size_t i = 0; i < records; ++i) {
+            const unsigned char* p = node.data() + 6 + i * rb;
+            entries[i] = decode(p);
+            for (std::size_t d = 0; d < r; ++d) keys[i * r + d] = le(p + coords_at + 8 * d, 8);
+            const std::uint64_t* k = &keys[i * r];
+            if ((i > 0 && compare(&keys[(i - 1) * r], k) >= 0) || (lo != nullptr && compare(lo, k) >= 0) ||
+                (hi != nullptr && compare(k, hi) >= 0)) {
+                return fail("the records of the node at " + std::to_string(addr) + " are out of order");
+            }
+            if (!entries[i].stored) return fail("a record without a chunk address in the node at " + std::to_string(addr));
+        }
+        std::vector<std::uint64_t> children, counts;
+        if (depth > 0) {
+            const unsigned char* p = node.data() + 6 + static_cast<std::size_t>(records) * rb;
+            for (std::size_t i = 0; i <= records; ++i, p += pointer) {
+                children.push_back(le(p, a));
+                counts.push_back(le(p + a, ix_.records_bytes));
+            }
+        }
+        for (std::size_t i = 0; i <= records && !stopped_; ++i) {
+            const std::uint64_t* clo = i == 0 ? lo : &keys[(i - 1) * r];
+            const std::uint64_t* chi = i == records ? hi : &keys[i * r];
+            // Child i holds the records between clo and chi: visited where they may meet the walk.
+            if (depth > 0 && (chi == nullptr || compare(chi, from_.data()) > 0) &&
+                (clo == nullptr || compare(clo, to_.data()) < 0)) {
+                if (!visit_btree2(children[i], depth - 1, counts[i], clo, chi, found)) return false;
+            }
+            if (i == records || stopped_) break;
+            const std::uint64_t* k = &keys[i * r];
+            bool inside = true;
+            for (std::size_t d = 0; d < r; ++d) inside = inside && k[d] >= from_[d] && k[d] <= to_[d];
+            if (!inside) continue;
+            const entry& e = entries[i];
+            if (e.address > ix_.eoa || e.size > ix_.eoa - e.address || e.size == 0) {
+                return fail("a chunk at address " + std::to_string(e.address) + " of " + std::to_string(e.size) +
+                            " bytes, past the end of the file's allocated space (" + std::to_string(ix_.eoa) + ")");
+            }
+            if (!found(k, ix_.base + e.address, e.size, e.mask)) stopped_ = true;
+        }
+        return true;
+    }
+
+    const chunk_index& ix_;
+    std::vector<std::uint64_t> from_, to_;
+    bool empty_box_ = false, stopped_ = false;
+    std::size_t structures_ = 0;
+    std::string damage_;
+    std::unordered_map<std::uint64_t, std::vector<unsigned char>> blocks_;
+    std::unordered_map<std::uint64_t, bool> checked_;
+};
+
+}  // namespace chunkwise::h5::detail
