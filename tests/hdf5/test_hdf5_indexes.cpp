@@ -322,3 +322,81 @@ TEST_CASE("damaged chunk indexes of every type: an h5::error naming file and dat
     CHECK(errors > 0);
     CHECK(values > 0);
 }
+
+namespace {
+
+/// `original` with every structure of `signature` (whose byte 5 is one of `kinds`) changed by
+/// `change(bytes, at, size)` and its checksum rewritten; written to `file`.
+template <class Change>
+void damage_all(const std::vector<char>& original, const std::filesystem::path& file, const char* signature,
+                std::vector<int> kinds, Change&& change) {
+    std::vector<char> bytes = original;
+    std::size_t changed = 0;
+    for (std::size_t i = 0; i + 6 <= bytes.size(); ++i) {
+        if (std::memcmp(bytes.data() + i, signature, 4) != 0) continue;
+        if (std::find(kinds.begin(), kinds.end(), static_cast<int>(bytes[i + 5])) == kinds.end()) continue;
+        const std::size_t size = structure_size(original, i);
+        REQUIRE(size > 0);
+        change(bytes, i, size);
+        reseal(bytes, i, size);
+        ++changed;
+    }
+    REQUIRE(changed > 0);
+    std::ofstream out(file, std::ios::binary);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+}  // namespace
+
+TEST_CASE("index structures that lie, with their checksums right: an h5::error naming what", "[hdf5][errors]") {
+    const auto& fx = fixtures();
+    std::ifstream in(fx.file, std::ios::binary);
+    const std::vector<char> original((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const auto file = fx.dir / "lies.h5";
+    const auto refused = [&](const std::string& name, const std::string& what) {
+        INFO(name);
+        REQUIRE_THROWS_WITH(
+            [&] {
+                h5::dataset ds(file, name);
+                (void)ds.read<double>(block{0, 0, ds.shape()[0]});
+            }(),
+            Catch::Matchers::Contains(file.string() + ":/" + name) && Catch::Matchers::Contains(what));
+    };
+    // v2 B-tree headers whose record size is 0 or 65535 (HDF5 itself crashes on these).
+    for (const char v : {char(0), char(0xff)}) {
+        damage_all(original, file, "BTHD", {10, 11}, [v](std::vector<char>& b, std::size_t at, std::size_t) {
+            b[at + 10] = v;
+            b[at + 11] = v;
+        });
+        refused("btree2", v == 0 ? "v2 B-tree records of 0 bytes" : "v2 B-tree records of 65535 bytes");
+        refused("btree2_gzip", "its chunk index is damaged");
+    }
+    // A fixed array of another chunk count.
+    damage_all(original, file, "FAHD", {0, 1}, [](std::vector<char>& b, std::size_t at, std::size_t) { ++b[at + 8]; });
+    refused("fixed", "a fixed array of 216 entries for 215 chunks");
+    // An extensible array super block that says it begins elsewhere.
+    damage_all(original, file, "EASB", {0, 1}, [](std::vector<char>& b, std::size_t at, std::size_t) { ++b[at + 14]; });
+    refused("extensible_paged", "says it begins at entry");
+    // A cycle: every internal node's first child is the node itself.
+    damage_all(original, file, "BTIN", {10, 11}, [](std::vector<char>& b, std::size_t at, std::size_t size) {
+        (void)size;
+        // Records of 24 bytes (btree2_deep: f4, rank 2, unfiltered) start at 6; the first child
+        // pointer follows this node's records: found by the record count in the parent, so
+        // instead every 8-byte word after the first record that holds an address is made `at`.
+        for (std::size_t p = at + 6 + 24; p + 8 + 4 <= at + size; p += 1) {
+            std::uint64_t v = 0;
+            std::memcpy(&v, b.data() + p, 8);
+            if (v > 0 && v < b.size() && std::memcmp(b.data() + v, "BT", 2) == 0) {
+                std::memcpy(b.data() + p, &at, 8);
+                break;
+            }
+        }
+    });
+    refused("btree2_deep", "its chunk index is damaged");
+    // An address past the end of the file.
+    damage_all(original, file, "FAHD", {0}, [](std::vector<char>& b, std::size_t at, std::size_t) {
+        for (std::size_t i = 0; i < 7; ++i) b[at + 16 + i] = static_cast<char>(0x7f);
+    });
+    refused("fixed", "past the end of the file's allocated space");
+    std::filesystem::remove(file);
+}
