@@ -79,6 +79,31 @@ struct chunk_index : btree_index {
     }
 };
 
+/// Reads the structure of `size` bytes at relative address `addr` of `ix`'s file into `out`: its
+/// last 4 bytes the lookup3 checksum of the others, beginning with `signature` (unless null) and
+/// version 0. A checksum that does not match is read again up to 4 times (a SWMR writer may be
+/// rewriting it). Returns "" or what is wrong, naming the structure (`what`).
+inline std::string read_structure(const chunk_index& ix, std::uint64_t addr, std::size_t size, const char* signature,
+                                  const char* what, std::vector<unsigned char>& out) {
+    const std::string at = std::string(what) + " at address " + std::to_string(addr);
+    if (size < 10 || addr > ix.eoa || size > ix.eoa - addr) {
+        return "the " + at + " lies past the end of the file's allocated space (" + std::to_string(ix.eoa) + ")";
+    }
+    out.resize(size);
+    for (int attempt = 0; attempt < 5; ++attempt) {
+        if (!chunkwise::detail::posix::pread_all(ix.fd, out.data(), size, ix.base + addr)) return "the " + at + " cannot be read";
+        if (signature != nullptr && std::memcmp(out.data(), signature, 4) != 0) continue;
+        if (lookup3(out.data(), size - 4) == static_cast<std::uint32_t>(le(out.data() + size - 4, 4))) {
+            if (signature != nullptr && out[4] != 0) return "the " + at + " is of version " + std::to_string(out[4]);
+            return {};
+        }
+    }
+    if (signature != nullptr && std::memcmp(out.data(), signature, 4) != 0) {
+        return std::string("no ") + what + " (signature " + signature + ") at address " + std::to_string(addr);
+    }
+    return "the " + at + " fails its checksum";
+}
+
 /// Reads the index header of a layout message of version 4 or later into `ix` (the message's
 /// fields, then the index's own header, every field checked). Returns "" when ix is ready to
 /// walk (or kind none: a layout this walk does not read), else what is wrong with the file.
@@ -114,28 +139,8 @@ inline std::string read_v4_index(const std::vector<unsigned char>& m, const std:
     }
     std::vector<unsigned char> h;
     auto header = [&](std::uint64_t addr, std::size_t size, const char* sig, const char* what) -> bool {
-        h.resize(size);
-        if (addr > ix.eoa || size > ix.eoa - addr) {
-            wrong = std::string("the ") + what + " at address " + std::to_string(addr) + " lies past the end of the file's allocated space";
-            return false;
-        }
-        for (int attempt = 0; attempt < 5; ++attempt) {
-            if (!chunkwise::detail::posix::pread_all(ix.fd, h.data(), size, ix.base + addr)) {
-                wrong = std::string("the ") + what + " at address " + std::to_string(addr) + " cannot be read";
-                return false;
-            }
-            if (std::memcmp(h.data(), sig, 4) == 0 && lookup3(h.data(), size - 4) == le(h.data() + size - 4, 4)) {
-                if (h[4] != 0) {
-                    wrong = std::string("the ") + what + " is of version " + std::to_string(h[4]);
-                    return false;
-                }
-                return true;
-            }
-        }
-        wrong = std::memcmp(h.data(), sig, 4) != 0
-                    ? std::string("no ") + what + " (signature " + sig + ") at address " + std::to_string(addr)
-                    : std::string("the ") + what + " at address " + std::to_string(addr) + " fails its checksum";
-        return false;
+        wrong = read_structure(ix, addr, size, sig, what, h);
+        return wrong.empty();
     };
     const auto entry_ok = [&](unsigned elsize) -> bool {
         ix.entry_bytes = elsize;

@@ -19,7 +19,7 @@ namespace chunkwise::h5::detail {
 
 /// A walk of a chunk index over the box of chunk coordinates [from, to] (inclusive, clamped to
 /// the grid): calls found(coords, address, size, mask) for each stored chunk in it, in row-major
-/// order (the v1 B-tree may add chunks of the row-major range from..to outside the box), until
+/// order, until
 /// found returns false. run() is false where the read must not use the walk: damage() then says
 /// what the format does not allow, or is empty where the walk does not read this layout.
 class index_walk {
@@ -43,6 +43,9 @@ public:
             case index_kind::btree1: {
                 btree_walk walk(ix_, from_.data(), to_.data());
                 return walk.run([&](const std::uint64_t* at, std::uint64_t address, std::uint32_t size, std::uint32_t mask) {
+                    for (std::size_t d = 0; d < ix_.rank; ++d) {
+                        if (at[d] < from_[d] || at[d] > to_[d]) return true;  // in the row-major range, not the box
+                    }
                     return found(at, address, std::uint64_t{size}, mask);
                 });
             }
@@ -100,33 +103,12 @@ private:
         return false;
     }
 
-    /// `size` bytes at `addr` whose last 4 are the lookup3 checksum of the others, beginning with
-    /// `signature`, version 0: read (again up to 4 times while the checksum does not match).
+    /// The structure at `addr` (read_structure), counted against a bound on structures per walk.
     bool read_checked(std::uint64_t addr, std::size_t size, const char* signature, const char* what,
                       std::vector<unsigned char>& out) {
         if (++structures_ > (std::size_t{1} << 22)) return fail("more structures than the file can hold (a cycle?)");
-        if (size < 10 || addr > ix_.eoa || size > ix_.eoa - addr) {
-            return fail(std::string("the ") + what + " at address " + std::to_string(addr) +
-                        " lies past the end of the file's allocated space (" + std::to_string(ix_.eoa) + ")");
-        }
-        out.resize(size);
-        for (int attempt = 0; attempt < 5; ++attempt) {
-            if (!chunkwise::detail::posix::pread_all(ix_.fd, out.data(), size, ix_.base + addr)) {
-                return fail(std::string("the ") + what + " at address " + std::to_string(addr) + " cannot be read");
-            }
-            if (signature != nullptr && std::memcmp(out.data(), signature, 4) != 0) continue;
-            if (lookup3(out.data(), size - 4) == static_cast<std::uint32_t>(le(out.data() + size - 4, 4))) {
-                if (signature != nullptr && out[4] != 0) {
-                    return fail(std::string("the ") + what + " at address " + std::to_string(addr) + " is of version " +
-                                std::to_string(out[4]));
-                }
-                return true;
-            }
-        }
-        if (signature != nullptr && std::memcmp(out.data(), signature, 4) != 0) {
-            return fail(std::string("no ") + what + " (signature " + signature + ") at address " + std::to_string(addr));
-        }
-        return fail(std::string("the ") + what + " at address " + std::to_string(addr) + " fails its checksum");
+        std::string wrong = read_structure(ix_, addr, size, signature, what, out);
+        return wrong.empty() || fail(std::move(wrong));
     }
 
     /// Checks a block's client id and the header address it points back to (at offset 5 and 6).
