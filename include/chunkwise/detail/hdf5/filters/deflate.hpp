@@ -4,7 +4,6 @@
 // for the chunk writer. Parameters: the level (0-9), checked by HDF5 when reading too.
 #include <chunkwise/detail/hdf5/filters/codec.hpp>
 
-#include <hdf5.h>
 #include <zlib.h>
 #if defined(CHUNKWISE_USE_LIBDEFLATE)
 #include <libdeflate.h>
@@ -73,7 +72,7 @@ inline std::size_t deflate_bytes(const unsigned char* in, std::size_t size, std:
 }
 
 inline const codec deflate_codec{
-    .id = H5Z_FILTER_DEFLATE,
+    .id = 1,  // H5Z_FILTER_DEFLATE
     .name = "deflate",
     .provider = "built into HDF5",
     // HDF5 checks the level even when reading (one parameter, 0-9), and so does chunkwise.

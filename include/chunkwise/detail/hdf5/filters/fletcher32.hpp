@@ -5,7 +5,6 @@
 // byte-swapped (files of HDF5 before 1.6.3) is accepted too.
 #include <chunkwise/detail/hdf5/filters/codec.hpp>
 
-#include <hdf5.h>
 
 #include <cstddef>
 #include <cstdint>
@@ -43,7 +42,7 @@ inline std::uint32_t fletcher32(const unsigned char* data, std::size_t len) noex
 }
 
 inline const codec fletcher32_codec{
-    .id = H5Z_FILTER_FLETCHER32,
+    .id = 3,  // H5Z_FILTER_FLETCHER32
     .name = "fletcher32",
     .provider = "built into HDF5",
     .accepts = accepts_all,

@@ -5,7 +5,6 @@
 // are; nothing moves when n <= 1.
 #include <chunkwise/detail/hdf5/filters/codec.hpp>
 
-#include <hdf5.h>
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -103,7 +102,7 @@ inline void shuffle_bytes(const unsigned char* in, unsigned char* out, std::size
 }
 
 inline const codec shuffle_codec{
-    .id = H5Z_FILTER_SHUFFLE,
+    .id = 2,  // H5Z_FILTER_SHUFFLE
     .name = "shuffle",
     .provider = "built into HDF5",
     .accepts = [](const std::vector<unsigned>& cd) -> std::string {

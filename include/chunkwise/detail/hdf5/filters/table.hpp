@@ -15,7 +15,6 @@
 #include <chunkwise/detail/hdf5/filters/lz4.hpp>
 #include <chunkwise/detail/hdf5/filters/lzf.hpp>
 #include <chunkwise/detail/hdf5/filters/others.hpp>
-#include <chunkwise/detail/hdf5/filters/plugin.hpp>
 #include <chunkwise/detail/hdf5/filters/shuffle.hpp>
 #include <chunkwise/detail/hdf5/filters/zstd.hpp>
 

@@ -1,0 +1,326 @@
+#pragma once
+// Internal: a Zarr array's metadata as chunkwise reads it: v2 (.zarray, or the store's consolidated
+// .zmetadata) and v3 (zarr.json), parsed with nlohmann::json into one `meta`: shape, chunk grid,
+// stored type and byte order, fill value as the stored type's bytes, chunk keys, and the codec
+// chain (detail/zarr/codecs.hpp decodes it). Everything it refuses is a zarr::error naming the
+// store and the field.
+#include <chunkwise/zarr/error.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <bit>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace chunkwise::zarr::detail {
+
+using json = nlohmann::json;
+
+/// A stored element type: kind 'i' (signed), 'u' (unsigned), 'f' (IEEE float), 'b' (bool, 1 byte).
+struct dtype {
+    char kind = 'f';
+    std::size_t size = 8;
+    bool big = false;  ///< big-endian as stored (v2 '>'; v3 the bytes codec's endian)
+    /// numpy's name: "float64", "int16", "bool".
+    [[nodiscard]] std::string name() const {
+        if (kind == 'b') return "bool";
+        return std::string(kind == 'f' ? "float" : kind == 'i' ? "int" : "uint") + std::to_string(size * 8);
+    }
+};
+
+/// One codec as the metadata names it, with its configuration.
+struct codec_spec {
+    std::string name;
+    json config;
+};
+
+struct chain;
+
+/// sharding_indexed: inner chunks of `inner` shape, each through `codecs`; the index of
+/// (offset, nbytes) pairs through `index`, at the shard's start or end.
+struct shard_spec {
+    std::vector<std::size_t> inner;
+    std::shared_ptr<chain> codecs;
+    std::shared_ptr<chain> index;
+    bool index_at_start = false;
+};
+
+/// How a chunk's bytes become its values: bytes codecs (decoded last to first), the stored byte
+/// order, and the layout of the decoded values: the buffer is row-major over the chunk's axes in
+/// the order `perm` (identity: C order; reversed: F order; v3 transpose codecs compose into it).
+struct chain {
+    std::vector<codec_spec> bytes_codecs;  // in encoding order
+    bool big = false;
+    std::vector<std::size_t> perm;
+    std::shared_ptr<shard_spec> shard;  // a v3 sharding codec (then bytes_codecs follow the shard)
+};
+
+/// One array's metadata.
+struct meta {
+    int format = 2;
+    std::vector<std::size_t> shape;
+    std::vector<std::size_t> chunks;  // the grid's chunk (a shard's shape where sharded)
+    dtype type;
+    std::vector<unsigned char> fill;  // one element of the stored type, native byte order
+    char separator = '.';
+    bool v3_default_keys = false;     // keys "c/i/j" (v3 default encoding), else "i.j"
+    chain codecs;
+    json attributes = json::object();
+};
+
+[[noreturn]] inline void bad(const std::string& store, const std::string& what) { throw error(store, "", what); }
+
+inline std::vector<std::size_t> sizes(const std::string& store, const json& j, const char* field) {
+    if (!j.is_array()) bad(store, std::string("'") + field + "' is not a list of integers");
+    std::vector<std::size_t> out;
+    for (const json& v : j) {
+        if (!v.is_number_unsigned()) bad(store, std::string("'") + field + "' holds " + v.dump() + ", not an integer >= 0");
+        out.push_back(v.get<std::size_t>());
+    }
+    return out;
+}
+
+/// A v2 dtype string: "<f8", ">i2", "|u1", "|b1".
+inline dtype parse_v2_dtype(const std::string& store, const json& j) {
+    if (!j.is_string()) bad(store, "dtype " + j.dump() + " is not a numeric type (structured types are not read)");
+    const std::string s = j.get<std::string>();
+    if (s.size() < 3 || (s[0] != '<' && s[0] != '>' && s[0] != '|') || std::string("iufb").find(s[1]) == std::string::npos)
+        bad(store, "dtype '" + s + "' is not one chunkwise reads (integers, unsigned integers, floats, bool)");
+    dtype t;
+    t.kind = s[1];
+    t.big = s[0] == '>';
+    const std::string digits = s.substr(2);
+    if (digits != "1" && digits != "2" && digits != "4" && digits != "8")
+        bad(store, "dtype '" + s + "' has an item size chunkwise does not read");
+    t.size = static_cast<std::size_t>(digits[0] - '0');
+    if ((t.kind == 'f' && t.size < 4) || (t.kind == 'b' && t.size != 1))
+        bad(store, "dtype '" + s + "' is not one chunkwise reads (float16 is not)");
+    return t;
+}
+
+/// A v3 data_type name: "float64", "int8", "bool".
+inline dtype parse_v3_dtype(const std::string& store, const json& j) {
+    const std::string s = j.is_string() ? j.get<std::string>() : j.dump();
+    dtype t;
+    if (s == "bool") return dtype{'b', 1, false};
+    const auto at = s.find_first_of("0123456789");
+    const std::string base = s.substr(0, at);
+    const std::string bits = at == std::string::npos ? "" : s.substr(at);
+    if (base == "int") t.kind = 'i';
+    else if (base == "uint") t.kind = 'u';
+    else if (base == "float") t.kind = 'f';
+    else bad(store, "data_type " + j.dump() + " is not one chunkwise reads (integers, unsigned integers, floats, bool)");
+    if (bits != "8" && bits != "16" && bits != "32" && bits != "64")
+        bad(store, "data_type " + j.dump() + " is not one chunkwise reads");
+    t.size = static_cast<std::size_t>(std::stoi(bits) / 8);
+    if (t.kind == 'f' && t.size < 4) bad(store, "data_type " + j.dump() + " is not one chunkwise reads (float16 is not)");
+    return t;
+}
+
+template <class S>
+std::vector<unsigned char> bytes_of(S v) {
+    std::vector<unsigned char> out(sizeof(S));
+    std::memcpy(out.data(), &v, sizeof(S));
+    return out;
+}
+
+/// The fill value as one element of `t` in native byte order: null (0), a number, true/false,
+/// "NaN", "Infinity", "-Infinity", or (v3) "0x..." the value's bits.
+inline std::vector<unsigned char> parse_fill(const std::string& store, const json& j, const dtype& t) {
+    const auto refuse = [&] { bad(store, "fill_value " + j.dump() + " is not a value of type " + t.name()); };
+    if (j.is_null()) return std::vector<unsigned char>(t.size, 0);
+    if (t.kind == 'b') {
+        if (!j.is_boolean() && !j.is_number_integer()) refuse();
+        return {static_cast<unsigned char>(j.is_boolean() ? j.get<bool>() : j.get<long long>() != 0)};
+    }
+    if (t.kind == 'f') {
+        double v = 0;
+        if (j.is_string()) {
+            const std::string s = j.get<std::string>();
+            if (s == "NaN") v = std::numeric_limits<double>::quiet_NaN();
+            else if (s == "Infinity") v = std::numeric_limits<double>::infinity();
+            else if (s == "-Infinity") v = -std::numeric_limits<double>::infinity();
+            else if (s.size() == 2 + 2 * t.size && s.rfind("0x", 0) == 0) {
+                std::uint64_t bits = 0;
+                try {
+                    bits = std::stoull(s.substr(2), nullptr, 16);
+                } catch (const std::exception&) {
+                    refuse();
+                }
+                if (t.size == 4) return bytes_of(static_cast<std::uint32_t>(bits));
+                return bytes_of(bits);
+            } else refuse();
+        } else if (j.is_number()) {
+            v = j.get<double>();
+        } else refuse();
+        if (t.size == 4) return bytes_of(static_cast<float>(v));
+        return bytes_of(v);
+    }
+    if (!j.is_number_integer()) refuse();
+    const bool neg = j.is_number_integer() && !j.is_number_unsigned() && j.get<long long>() < 0;
+    if (t.kind == 'u' && neg) refuse();
+    const std::uint64_t u = neg ? static_cast<std::uint64_t>(j.get<long long>()) : j.get<std::uint64_t>();
+    std::vector<unsigned char> out(t.size);
+    if constexpr (std::endian::native == std::endian::little) {
+        std::memcpy(out.data(), &u, t.size);
+    } else {
+        for (std::size_t b = 0; b < t.size; ++b) out[b] = static_cast<unsigned char>(u >> (8 * (t.size - 1 - b)));
+    }
+    return out;
+}
+
+inline std::vector<std::size_t> identity(std::size_t n) {
+    std::vector<std::size_t> p(n);
+    for (std::size_t i = 0; i < n; ++i) p[i] = i;
+    return p;
+}
+
+/// A v2 numcodecs entry {"id": NAME, ...}.
+inline codec_spec v2_codec(const std::string& store, const json& j) {
+    if (!j.is_object() || !j.contains("id") || !j["id"].is_string())
+        bad(store, "a compressor or filter " + j.dump() + " without an 'id'");
+    return {j["id"].get<std::string>(), j};
+}
+
+/// .zarray as parsed JSON.
+inline meta parse_v2(const std::string& store, const json& z) {
+    if (!z.is_object()) bad(store, ".zarray is not a JSON object");
+    for (const char* f : {"shape", "chunks", "dtype", "order"})
+        if (!z.contains(f)) bad(store, std::string(".zarray has no '") + f + "'");
+    if (!z.contains("zarr_format") || z["zarr_format"] != 2) bad(store, ".zarray's zarr_format is not 2");
+    meta m;
+    m.format = 2;
+    m.shape = sizes(store, z["shape"], "shape");
+    m.chunks = sizes(store, z["chunks"], "chunks");
+    m.type = parse_v2_dtype(store, z["dtype"]);
+    m.fill = parse_fill(store, z.value("fill_value", json()), m.type);
+    const json& order = z["order"];
+    if (order != "C" && order != "F") bad(store, "order " + order.dump() + " is neither \"C\" nor \"F\"");
+    m.codecs.big = m.type.big;
+    m.codecs.perm = identity(m.shape.size());
+    if (order == "F") std::reverse(m.codecs.perm.begin(), m.codecs.perm.end());
+    if (z.contains("dimension_separator")) {
+        const json& s = z["dimension_separator"];
+        if (s != "." && s != "/") bad(store, "dimension_separator " + s.dump() + " is neither \".\" nor \"/\"");
+        m.separator = s.get<std::string>()[0];
+    }
+    if (z.contains("filters") && !z["filters"].is_null()) {
+        if (!z["filters"].is_array()) bad(store, "'filters' is not a list");
+        for (const json& f : z["filters"]) m.codecs.bytes_codecs.push_back(v2_codec(store, f));
+    }
+    if (z.contains("compressor") && !z["compressor"].is_null()) m.codecs.bytes_codecs.push_back(v2_codec(store, z["compressor"]));
+    return m;
+}
+
+/// A v3 codec list (array -> array, array -> bytes, bytes -> bytes) over chunks of `rank` axes.
+inline chain parse_v3_codecs(const std::string& store, const json& list, std::size_t rank, std::size_t item) {
+    if (!list.is_array() || list.empty()) bad(store, "'codecs' is not a list of codecs");
+    chain c;
+    c.perm = identity(rank);
+    bool seen_bytes = false;
+    for (const json& j : list) {
+        if (!j.is_object() || !j.contains("name") || !j["name"].is_string()) bad(store, "a codec " + j.dump() + " without a 'name'");
+        const std::string name = j["name"].get<std::string>();
+        const json conf = j.value("configuration", json::object());
+        if (name == "transpose") {
+            if (seen_bytes) bad(store, "transpose after the array-to-bytes codec");
+            const std::vector<std::size_t> order = sizes(store, conf.value("order", json()), "order");
+            std::vector<bool> used(rank, false);
+            if (order.size() != rank) bad(store, "transpose order " + conf.dump() + " is not a permutation of the axes");
+            for (std::size_t o : order) {
+                if (o >= rank || used[o]) bad(store, "transpose order " + conf.dump() + " is not a permutation of the axes");
+                used[o] = true;
+            }
+            std::vector<std::size_t> p(rank);
+            for (std::size_t k = 0; k < rank; ++k) p[k] = c.perm[order[k]];
+            c.perm = p;
+        } else if (name == "bytes" || name == "sharding_indexed") {
+            if (seen_bytes) bad(store, "two array-to-bytes codecs");
+            seen_bytes = true;
+            if (name == "bytes") {
+                const std::string endian = conf.value("endian", std::string("little"));
+                if (endian != "little" && endian != "big") bad(store, "bytes codec endian '" + endian + "'");
+                c.big = endian == "big" && item > 1;
+            } else {
+                auto s = std::make_shared<shard_spec>();
+                s->inner = sizes(store, conf.value("chunk_shape", json()), "chunk_shape");
+                if (s->inner.size() != rank) bad(store, "sharding chunk_shape has another rank than the array");
+                s->codecs = std::make_shared<chain>(parse_v3_codecs(store, conf.value("codecs", json()), rank, item));
+                s->index = std::make_shared<chain>(parse_v3_codecs(store, conf.value("index_codecs", json()), 2, 8));
+                const std::string at = conf.value("index_location", std::string("end"));
+                if (at != "start" && at != "end") bad(store, "sharding index_location '" + at + "'");
+                s->index_at_start = at == "start";
+                c.shard = s;
+            }
+        } else {
+            if (!seen_bytes) bad(store, "codec '" + name + "' before the array-to-bytes codec (bytes)");
+            c.bytes_codecs.push_back({name, conf});
+        }
+    }
+    if (!seen_bytes) bad(store, "no array-to-bytes codec (bytes or sharding_indexed) in 'codecs'");
+    return c;
+}
+
+/// zarr.json as parsed JSON.
+inline meta parse_v3(const std::string& store, const json& z) {
+    if (!z.is_object()) bad(store, "zarr.json is not a JSON object");
+    if (!z.contains("zarr_format") || z["zarr_format"] != 3) bad(store, "zarr.json's zarr_format is not 3");
+    if (z.value("node_type", std::string()) != "array")
+        bad(store, "zarr.json describes a " + z.value("node_type", std::string("node of no type")) + ", not an array");
+    for (const char* f : {"shape", "data_type", "chunk_grid", "codecs"})
+        if (!z.contains(f)) bad(store, std::string("zarr.json has no '") + f + "'");
+    meta m;
+    m.format = 3;
+    m.shape = sizes(store, z["shape"], "shape");
+    m.type = parse_v3_dtype(store, z["data_type"]);
+    const json& grid = z["chunk_grid"];
+    if (!grid.is_object() || grid.value("name", std::string()) != "regular")
+        bad(store, "chunk_grid " + grid.dump() + " is not a regular grid");
+    m.chunks = sizes(store, grid.value("configuration", json::object()).value("chunk_shape", json()), "chunk_shape");
+    m.fill = parse_fill(store, z.value("fill_value", json()), m.type);
+    const json keys = z.value("chunk_key_encoding", json{{"name", "default"}});
+    const std::string encoding = keys.value("name", std::string());
+    if (encoding != "default" && encoding != "v2") bad(store, "chunk_key_encoding '" + encoding + "'");
+    m.v3_default_keys = encoding == "default";
+    const std::string sep = keys.value("configuration", json::object()).value("separator", std::string(m.v3_default_keys ? "/" : "."));
+    if (sep != "." && sep != "/") bad(store, "chunk key separator '" + sep + "'");
+    m.separator = sep[0];
+    if (z.contains("storage_transformers") && !z["storage_transformers"].empty())
+        bad(store, "storage transformers are not read");
+    m.codecs = parse_v3_codecs(store, z["codecs"], m.shape.size(), m.type.size);
+    m.type.big = m.codecs.big;
+    if (z.contains("attributes")) m.attributes = z["attributes"];
+    return m;
+}
+
+/// Checks what both formats share: shape and chunks of one rank, chunks > 0.
+inline void check_grid(const std::string& store, const meta& m) {
+    if (m.chunks.size() != m.shape.size())
+        bad(store, "chunks of rank " + std::to_string(m.chunks.size()) + " for an array of rank " + std::to_string(m.shape.size()));
+    for (std::size_t c : m.chunks)
+        if (c == 0) bad(store, "a chunk extent of 0");
+    if (m.codecs.shard) {
+        for (std::size_t d = 0; d < m.chunks.size(); ++d)
+            if (m.codecs.shard->inner[d] == 0 || m.chunks[d] % m.codecs.shard->inner[d] != 0)
+                bad(store, "the shard shape is not a multiple of the inner chunk shape");
+    }
+}
+
+/// The key of the chunk at grid position `at`.
+inline std::string chunk_key(const meta& m, const std::vector<std::size_t>& at) {
+    std::string k = m.v3_default_keys ? "c" : "";
+    for (std::size_t d = 0; d < at.size(); ++d) {
+        if (d > 0 || m.v3_default_keys) k += m.separator;
+        k += std::to_string(at[d]);
+    }
+    if (k.empty()) k = "0";  // a 0-d array's one chunk
+    return k;
+}
+
+}  // namespace chunkwise::zarr::detail

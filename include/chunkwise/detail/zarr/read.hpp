@@ -1,0 +1,351 @@
+#pragma once
+// Internal: reading a box of a Zarr array in the calling thread. Every chunk (or inner chunk of a
+// shard) the box touches is read with pread, decoded by detail/zarr/codecs.hpp into per-thread
+// buffers, and copied into the output with its byte order, layout (C, F, transposed) and type
+// conversion in one pass; a chunk with no file reads as the fill value. No lock: the only shared
+// state is the metadata, read-only after the array is opened.
+#include <chunkwise/detail/zarr/codecs.hpp>
+#include <chunkwise/detail/zarr/metadata.hpp>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <bit>
+#include <cerrno>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace chunkwise::zarr::detail {
+
+/// An open array: its store's path and metadata (immutable once opened).
+struct state {
+    std::string store;
+    meta m;
+};
+
+/// A file descriptor closed on scope exit.
+struct fd_guard {
+    int fd = -1;
+    ~fd_guard() {
+        if (fd >= 0) ::close(fd);
+    }
+};
+
+/// Reads [at, at + n) of `fd` into out; false where the file ends first.
+inline bool pread_all(int fd, unsigned char* out, std::size_t n, std::uint64_t at) {
+    std::size_t done = 0;
+    while (done < n) {
+        const ssize_t got = ::pread(fd, out + done, n - done, static_cast<off_t>(at + done));
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0) throw std::runtime_error(std::string("cannot be read: ") + std::strerror(errno));
+        if (got == 0) return false;
+        done += static_cast<std::size_t>(got);
+    }
+    return true;
+}
+
+/// Opens the file of chunk `key`; false (fd -1) where it does not exist.
+inline bool open_chunk(const state& s, const std::string& key, fd_guard& f, std::uint64_t& size) {
+    const std::string path = s.store + "/" + key;
+    f.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (f.fd < 0) {
+        if (errno == ENOENT) return false;
+        throw error(s.store, key, std::string("cannot be opened: ") + std::strerror(errno));
+    }
+    struct stat st {};
+    if (::fstat(f.fd, &st) != 0) throw error(s.store, key, std::string("cannot be read: ") + std::strerror(errno));
+    if (!S_ISREG(st.st_mode)) throw error(s.store, key, "is not a file");
+    size = static_cast<std::uint64_t>(st.st_size);
+    return true;
+}
+
+/// True where T holds every value of the stored type exactly.
+template <class T>
+bool holds_exactly(const dtype& t) {
+    if constexpr (std::is_same_v<T, bool>) {
+        return t.kind == 'b';
+    } else if constexpr (std::is_floating_point_v<T>) {
+        if (t.kind == 'f') return sizeof(T) >= t.size;
+        const int bits = static_cast<int>(t.size * 8) - (t.kind == 'i' ? 1 : 0);
+        return t.kind == 'b' || bits <= std::numeric_limits<T>::digits;
+    } else {
+        if (t.kind == 'f') return false;
+        if (t.kind == 'b') return true;
+        if (t.kind == 'u') return std::numeric_limits<T>::digits >= static_cast<int>(t.size * 8);
+        return std::is_signed_v<T> && sizeof(T) >= t.size;
+    }
+}
+
+/// One run of an axis: `count` consecutive indices from src0 (in the chunk) to dst0 (in the output).
+struct run {
+    std::size_t src0, dst0, count;
+};
+
+template <class S>
+S load(const unsigned char* p, bool swap) noexcept {
+    if constexpr (sizeof(S) == 1) {
+        return static_cast<S>(*p);
+    } else {
+        using U = std::conditional_t<sizeof(S) == 2, std::uint16_t, std::conditional_t<sizeof(S) == 4, std::uint32_t, std::uint64_t>>;
+        U u;
+        std::memcpy(&u, p, sizeof(U));
+        if (swap) {
+            if constexpr (sizeof(U) == 2) u = static_cast<U>(__builtin_bswap16(u));
+            else if constexpr (sizeof(U) == 4) u = __builtin_bswap32(u);
+            else u = __builtin_bswap64(u);
+        }
+        S v;
+        std::memcpy(&v, &u, sizeof(S));
+        return v;
+    }
+}
+
+/// Copies the runs of every axis from `src` (strides in bytes, per axis) to `dst` (strides in
+/// elements), converting S to T.
+template <class T, class S>
+void copy_runs(const unsigned char* src, const std::vector<std::size_t>& sstride, T* dst,
+               const std::vector<std::size_t>& dstride, const std::vector<std::vector<run>>& runs, std::size_t d,
+               bool swap) {
+    const bool last = d + 1 == runs.size();
+    for (const run& r : runs[d]) {
+        const unsigned char* s = src + r.src0 * sstride[d];
+        T* o = dst + r.dst0 * dstride[d];
+        if (last) {
+            if (!swap && sstride[d] == sizeof(S) && std::is_same_v<T, S>) {
+                std::memcpy(o, s, r.count * sizeof(S));
+            } else {
+                for (std::size_t i = 0; i < r.count; ++i) o[i] = static_cast<T>(load<S>(s + i * sstride[d], swap));
+            }
+        } else {
+            for (std::size_t i = 0; i < r.count; ++i)
+                copy_runs<T, S>(s + i * sstride[d], sstride, o + i * dstride[d], dstride, runs, d + 1, swap);
+        }
+    }
+}
+
+/// The request: the box [lo, hi) of the array, or on `sel_axis` only the indices `sel`, into a
+/// row-major output.
+struct request {
+    std::vector<std::size_t> lo, hi;
+    std::size_t sel_axis = static_cast<std::size_t>(-1);
+    const std::vector<std::size_t>* sel = nullptr;
+    std::vector<std::size_t> out_shape, out_stride;
+};
+
+/// The runs of each axis for a chunk covering [origin, origin + extent) per axis; false where the
+/// chunk holds none of the request.
+inline bool chunk_runs(const request& q, const std::vector<std::size_t>& origin, const std::vector<std::size_t>& extent,
+                       std::vector<std::vector<run>>& runs) {
+    const std::size_t rank = origin.size();
+    runs.assign(rank, {});
+    for (std::size_t d = 0; d < rank; ++d) {
+        const std::size_t a = origin[d], b = origin[d] + extent[d];
+        if (d == q.sel_axis) {
+            const auto& idx = *q.sel;
+            for (std::size_t k = 0; k < idx.size(); ++k) {
+                if (idx[k] < a || idx[k] >= b) continue;
+                auto& v = runs[d];
+                if (!v.empty() && v.back().src0 + v.back().count == idx[k] - a && v.back().dst0 + v.back().count == k) {
+                    ++v.back().count;
+                } else {
+                    v.push_back({idx[k] - a, k, 1});
+                }
+            }
+        } else {
+            const std::size_t from = std::max(a, q.lo[d]), to = std::min(b, q.hi[d]);
+            if (from < to) runs[d].push_back({from - a, from - q.lo[d], to - from});
+        }
+        if (runs[d].empty()) return false;
+    }
+    return true;
+}
+
+/// Copies one chunk's decoded values (or, with `values` null, the fill value) into the output.
+template <class T>
+void place(const state& s, const unsigned char* values, const chain& c, const std::vector<std::size_t>& extent,
+           const std::vector<std::vector<run>>& runs, T* out, const request& q) {
+    const std::size_t rank = extent.size();
+    std::vector<std::size_t> sstride(rank, 0);
+    const unsigned char* src = s.m.fill.data();
+    bool swap = false;
+    if (values != nullptr) {
+        std::size_t step = s.m.type.size;
+        for (std::size_t k = rank; k-- > 0;) {
+            sstride[c.perm[k]] = step;
+            step *= extent[c.perm[k]];
+        }
+        src = values;
+        swap = c.big != (std::endian::native == std::endian::big) && s.m.type.size > 1;
+    }
+    with_type(s.m.type, [&](auto tag) {
+        using S = decltype(tag);
+        if (s.m.type.kind == 'b') {
+            copy_runs<T, std::uint8_t>(src, sstride, out, q.out_stride, runs, 0, false);
+        } else {
+            copy_runs<T, S>(src, sstride, out, q.out_stride, runs, 0, swap);
+        }
+    });
+}
+
+/// Per-thread buffers: the stored bytes and two decode stages.
+struct scratch {
+    std::vector<unsigned char> file, a, b;
+};
+inline scratch& thread_scratch() {
+    thread_local scratch s;
+    return s;
+}
+
+/// Decodes the chunk bytes [in, in + n) through `c` and copies them into the output.
+template <class T>
+void decode_place(const state& s, const std::string& key, const chain& c, const unsigned char* in, std::size_t n,
+                  const std::vector<std::size_t>& extent, const std::vector<std::vector<run>>& runs, T* out,
+                  const request& q, std::vector<unsigned char>& a, std::vector<unsigned char>& b) {
+    std::size_t elems = 1;
+    for (std::size_t e : extent) elems *= e;
+    try {
+        const std::vector<unsigned char>& raw = decode_bytes(s.store, c, in, n, elems, s.m.type, a, b);
+        place<T>(s, raw.data(), c, extent, runs, out, q);
+    } catch (const error&) {
+        throw;
+    } catch (const std::exception& e) {
+        throw error(s.store, key, e.what());
+    }
+}
+
+/// Reads one shard: its index, then each inner chunk the request touches.
+template <class T>
+void read_shard(const state& s, const std::string& key, const std::vector<std::size_t>& origin, T* out, const request& q) {
+    const shard_spec& sh = *s.m.codecs.shard;
+    const std::size_t rank = origin.size();
+    std::vector<std::size_t> per(rank);
+    std::size_t inner_count = 1;
+    for (std::size_t d = 0; d < rank; ++d) {
+        per[d] = s.m.chunks[d] / sh.inner[d];
+        inner_count *= per[d];
+    }
+    std::vector<std::vector<run>> runs;
+    fd_guard f;
+    std::uint64_t size = 0;
+    const bool present = open_chunk(s, key, f, size);
+    scratch& buf = thread_scratch();
+    std::vector<std::uint64_t> index;
+    if (present) {
+        const std::vector<std::size_t> sizes = stage_sizes(s.store, *sh.index, inner_count * 2, 8);
+        const std::size_t index_bytes = sizes.back();
+        if (index_bytes == 0) throw error(s.store, key, "a shard index through a compressing codec is not read");
+        if (size < index_bytes)
+            throw error(s.store, key, "a shard of " + std::to_string(size) + " bytes, shorter than its index of " + std::to_string(index_bytes));
+        buf.file.resize(index_bytes);
+        try {
+            if (!pread_all(f.fd, buf.file.data(), index_bytes, sh.index_at_start ? 0 : size - index_bytes))
+                throw std::runtime_error("the shard ends inside its index");
+            const dtype u64{'u', 8, sh.index->big};
+            const std::vector<unsigned char>& raw =
+                    decode_bytes(s.store, *sh.index, buf.file.data(), index_bytes, inner_count * 2, u64, buf.a, buf.b);
+            index.resize(inner_count * 2);
+            for (std::size_t i = 0; i < index.size(); ++i)
+                index[i] = load<std::uint64_t>(raw.data() + 8 * i, sh.index->big != (std::endian::native == std::endian::big));
+        } catch (const error&) {
+            throw;
+        } catch (const std::exception& e) {
+            throw error(s.store, key, std::string("its shard index: ") + e.what());
+        }
+    }
+    std::vector<std::size_t> pos(rank, 0), inner_origin(rank);
+    for (std::size_t k = 0; k < inner_count; ++k) {
+        // pos: row-major position k in the shard's grid of inner chunks
+        std::size_t rest = k;
+        for (std::size_t d = rank; d-- > 0;) {
+            pos[d] = rest % per[d];
+            rest /= per[d];
+            inner_origin[d] = origin[d] + pos[d] * sh.inner[d];
+        }
+        if (!chunk_runs(q, inner_origin, sh.inner, runs)) continue;
+        const std::uint64_t at = present ? index[2 * k] : 0, n = present ? index[2 * k + 1] : 0;
+        const std::uint64_t none = std::numeric_limits<std::uint64_t>::max();
+        if (!present || (at == none && n == none)) {
+            place<T>(s, nullptr, *sh.codecs, sh.inner, runs, out, q);
+            continue;
+        }
+        std::string where;
+        for (std::size_t d = 0; d < rank; ++d) where += (d ? "," : "") + std::to_string(pos[d]);
+        if (at > size || n > size - at || n > (std::uint64_t{1} << 40))
+            throw error(s.store, key, "its index points outside the shard: inner chunk (" + where + ") at byte " +
+                                              std::to_string(at) + ", " + std::to_string(n) + " bytes, in a shard of " +
+                                              std::to_string(size) + " bytes");
+        buf.file.resize(static_cast<std::size_t>(n));
+        try {
+            if (!pread_all(f.fd, buf.file.data(), buf.file.size(), at)) throw std::runtime_error("the shard ends inside an inner chunk");
+        } catch (const std::exception& e) {
+            throw error(s.store, key, e.what());
+        }
+        decode_place<T>(s, key + " (inner chunk " + where + ")", *sh.codecs, buf.file.data(), buf.file.size(), sh.inner,
+                        runs, out, q, buf.a, buf.b);
+    }
+}
+
+/// Reads the request into `out` (row-major, q.out_shape).
+template <class T>
+void read_request(const state& s, request& q, T* out) {
+    const std::size_t rank = s.m.shape.size();
+    q.out_stride.assign(rank, 1);
+    for (std::size_t d = rank; d-- > 1;) q.out_stride[d - 1] = q.out_stride[d] * q.out_shape[d];
+    // The grid positions touched per axis.
+    std::vector<std::vector<std::size_t>> touched(rank);
+    for (std::size_t d = 0; d < rank; ++d) {
+        const std::size_t c = s.m.chunks[d];
+        if (d == q.sel_axis) {
+            std::vector<std::size_t> g;
+            for (std::size_t i : *q.sel) g.push_back(i / c);
+            std::sort(g.begin(), g.end());
+            g.erase(std::unique(g.begin(), g.end()), g.end());
+            touched[d] = g;
+        } else {
+            for (std::size_t g = q.lo[d] / c; g * c < q.hi[d]; ++g) touched[d].push_back(g);
+        }
+        if (touched[d].empty()) return;
+    }
+    std::vector<std::size_t> at(rank, 0), grid(rank), origin(rank);
+    std::vector<std::vector<run>> runs;
+    scratch& buf = thread_scratch();
+    while (true) {
+        for (std::size_t d = 0; d < rank; ++d) {
+            grid[d] = touched[d][at[d]];
+            origin[d] = grid[d] * s.m.chunks[d];
+        }
+        const std::string key = chunk_key(s.m, grid);
+        if (s.m.codecs.shard) {
+            read_shard<T>(s, key, origin, out, q);
+        } else if (chunk_runs(q, origin, s.m.chunks, runs)) {
+            fd_guard f;
+            std::uint64_t size = 0;
+            if (!open_chunk(s, key, f, size)) {
+                place<T>(s, nullptr, s.m.codecs, s.m.chunks, runs, out, q);
+            } else {
+                buf.file.resize(static_cast<std::size_t>(size));
+                try {
+                    if (!pread_all(f.fd, buf.file.data(), buf.file.size(), 0)) throw std::runtime_error("it changed size while read");
+                } catch (const std::exception& e) {
+                    throw error(s.store, key, e.what());
+                }
+                decode_place<T>(s, key, s.m.codecs, buf.file.data(), buf.file.size(), s.m.chunks, runs, out, q, buf.a, buf.b);
+            }
+        }
+        std::size_t d = rank;
+        while (d-- > 0) {
+            if (++at[d] < touched[d].size()) break;
+            at[d] = 0;
+        }
+        if (d == static_cast<std::size_t>(-1)) return;
+    }
+}
+
+}  // namespace chunkwise::zarr::detail
