@@ -16,6 +16,9 @@ endforeach()
 if("hdf5" IN_LIST CHUNKWISE_COMPONENTS)
   install(FILES "${PROJECT_SOURCE_DIR}/cmake/chunkwise-find-hdf5.cmake" DESTINATION "${CHUNKWISE_CMAKE_INSTALL_DIR}")
 endif()
+if("hdf5" IN_LIST CHUNKWISE_COMPONENTS OR "zarr" IN_LIST CHUNKWISE_COMPONENTS)
+  install(FILES "${PROJECT_SOURCE_DIR}/cmake/chunkwise-find-codecs.cmake" DESTINATION "${CHUNKWISE_CMAKE_INSTALL_DIR}")
+endif()
 
 configure_package_config_file(
   "${PROJECT_SOURCE_DIR}/cmake/chunkwiseConfig.cmake.in"

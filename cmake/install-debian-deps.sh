@@ -5,9 +5,9 @@
 # Uses sudo when not run as root. Installs nothing when everything is there.
 set -euo pipefail
 
-main_pkgs=(g++ cmake make pkg-config libopenmpi-dev openmpi-bin libboost-mpi-dev
+main_pkgs=(g++ cmake make pkg-config libopenmpi-dev openmpi-bin libboost-mpi-dev nlohmann-json3-dev
            libhdf5-dev libxtensor-dev zlib1g-dev libdeflate-dev liblz4-dev libzstd-dev libblosc-dev libbz2-dev
-           gnuplot-nox python3-h5py python3-mdanalysis)
+           gnuplot-nox python3-h5py python3-mdanalysis python3-zarr)
 # The HDF5 filter plugins (LZ4, bzip2, Blosc, bitshuffle, LZF) write the tests' compressed files
 # through h5py and decode them for the H5Dread reference; python3-zstandard writes Zstandard chunks.
 test_pkgs=("${main_pkgs[@]}" clang doxygen catch2 libbenchmark-dev libtbb-dev hdf5-tools libhdf5-openmpi-dev

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Makes a Debian sid root once (debootstrap --variant=minbase), with what the core and HDF5 test
-# suites need from sid: its GCC, CMake, HDF5 (2.x), h5py, xtensor, Catch2 v3 and codec libraries
+# Makes a Debian sid root once (debootstrap --variant=minbase), with what the core, HDF5 and Zarr test
+# suites need from sid: its GCC, CMake, HDF5 (2.x), h5py, zarr-python 3, xtensor, Catch2 v3, codec libraries
 # and plugins, and prints its path (the last line of standard output). Used by tests/run-all.sh to
 # prove chunkwise against the next toolchains and HDF5 series. Cached in
 # $CHUNKWISE_CACHE (default ~/.cache/chunkwise)/sid-root and reused on every later run (packages
@@ -12,7 +12,7 @@ cache=${CHUNKWISE_CACHE:-$HOME/.cache/chunkwise}
 root="$cache/sid-root"
 pkgs=(g++ cmake make pkg-config libhdf5-dev libxtensor-dev catch2 zlib1g-dev libdeflate-dev liblz4-dev
       libzstd-dev libblosc-dev libbz2-dev python3-h5py python3-numpy hdf5-filter-plugin
-      hdf5-filter-plugin-blosc-serial bitshuffle hdf5-plugin-lzf python3-zstandard)
+      hdf5-filter-plugin-blosc-serial bitshuffle hdf5-plugin-lzf python3-zstandard nlohmann-json3-dev python3-zarr)
 if [[ $(id -u) -ne 0 ]]; then
   echo "sid-root: needs root (debootstrap and chroot)" >&2
   exit 3

@@ -153,6 +153,19 @@ public:
         read_into(rows, sel, std::span<T>(out.data(), out.size()));
         return out;
     }
+    /// As the tensor read with indices, of any rank.
+    /// \throws zarr::error as the indexed tensor read, except for the rank
+    template <class T>
+    [[nodiscard]] xt::xarray<T> read(const block& rows, const indices& sel) const {
+        check_rows(rows);
+        check_selection(sel);
+        std::vector<std::size_t> shape = s_->m.shape;
+        shape[0] = rows.size();
+        shape[sel.axis] = sel.idx.size();
+        auto out = xt::xarray<T>::from_shape(shape);
+        read_into(rows, sel, std::span<T>(out.data(), out.size()));
+        return out;
+    }
     /// The selection read into `out`, which must hold exactly that many values.
     /// \throws zarr::error as the indexed tensor read, or if `out` has another size
     template <class T>
