@@ -133,7 +133,7 @@ def write_v3(out, manifest):
         ("v3_gzip", dict(dtype="f4", compressors=GzipCodec(level=5))),
         ("v3_zstd_checksum", dict(dtype="i8", compressors=ZstdCodec(level=3, checksum=True))),
         ("v3_crc32c", dict(dtype="u4", compressors=[ZstdCodec(level=1), Crc32cCodec()])),
-        ("v3_transpose", dict(dtype="f8", filters=TransposeCodec(order=(1, 0)), compressors=GzipCodec(1))),
+        ("v3_transpose", dict(dtype="f8", filters=TransposeCodec(order=(1, 0)), compressors=GzipCodec(level=1))),
         ("v3_v2_keys", dict(dtype="i2", compressors=None, chunk_key_encoding={"name": "v2", "separator": "."})),
         ("v3_dot_keys", dict(dtype="i2", compressors=None, chunk_key_encoding={"name": "default", "separator": "."})),
         ("v3_fill_nan", dict(dtype="f8", compressors=None, fill_value=np.nan, missing=True)),
@@ -141,7 +141,7 @@ def write_v3(out, manifest):
         ("v3_fill_int", dict(dtype="u1", compressors=None, fill_value=9, missing=True)),
         ("v3_shard_end", dict(dtype="f8", compressors=ZstdCodec(level=1), shards=(16, 8))),
         ("v3_shard_partial", dict(dtype="i4", compressors=BloscCodec(cname="lz4", shuffle="shuffle"), shards=(16, 8), missing=True, fill_value=-1)),
-        ("v3_3d", dict(dtype="i4", compressors=GzipCodec(1), shape=(9, 7, 5), chunks=(4, 3, 2))),
+        ("v3_3d", dict(dtype="i4", compressors=GzipCodec(level=1), shape=(9, 7, 5), chunks=(4, 3, 2))),
         ("v3_order_f", dict(dtype="f4", compressors=None, order="F")),
     ]
     # Sharding with the index first and inner codecs of its own, written through the codec itself.

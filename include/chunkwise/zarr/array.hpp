@@ -3,13 +3,12 @@
 /// `chunkwise::zarr::array`: a read-only view of one Zarr array (v2 or v3) in a directory store
 /// that reads rows in blocks, decoding chunks in the calling thread with no lock.
 
+#include <chunkwise/detail/hdf5/xtensor.hpp>  // xtensor's headers where 0.25 and 0.27 keep them
 #include <chunkwise/detail/zarr/read.hpp>
 #include <chunkwise/partition.hpp>
 #include <chunkwise/stats.hpp>
 #include <chunkwise/zarr/error.hpp>
 
-#include <xtensor/xarray.hpp>
-#include <xtensor/xtensor.hpp>
 
 #include <array>
 #include <cstddef>
