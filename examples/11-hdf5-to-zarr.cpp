@@ -19,6 +19,8 @@
 
 #include <boost/mpi/collectives.hpp>
 #include <boost/mpi/environment.hpp>
+#include <boost/serialization/string.hpp>
+#include <boost/serialization/vector.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -95,7 +97,11 @@ int run(Policy& policy, const std::string& file, const std::string& out) {
                                           return std::memcmp(p.data(), h.data(), p.size() * sizeof(float)) == 0 ? 0.0 : 1.0;
                                       });
     const double differing_blocks = chunkwise::reduce(policy, std::move(sums), std::plus<>());
+    std::vector<std::string> hosts;  // the hosts the ranks ran on
+    boost::mpi::gather(boost::mpi::communicator(), boost::mpi::environment::processor_name(), hosts, 0);
     if (!policy.is_root()) return 0;
+    std::sort(hosts.begin(), hosts.end());
+    hosts.erase(std::unique(hosts.begin(), hosts.end()), hosts.end());
     const auto got = res.read<double, 2>(chunkwise::items(0, frames));
     std::size_t wrong = 0;
     double serial[4];
@@ -104,8 +110,9 @@ int run(Policy& policy, const std::string& file, const std::string& out) {
         per_frame(x.data(), atoms, serial);
         wrong += std::memcmp(serial, got.data() + 4 * f, sizeof serial) != 0 ? 1 : 0;
     }
-    std::printf("%s: %zu frames x %zu atoms, %zu blocks on %d ranks x %zu workers\n", file.c_str(), frames, atoms,
-                blocks.size(), policy.size(), policy.workers() / static_cast<std::size_t>(policy.size()));
+    std::printf("%s: %zu frames x %zu atoms, %zu blocks on %d ranks x %zu workers, on %zu host(s)\n", file.c_str(),
+                frames, atoms, blocks.size(), policy.size(), policy.workers() / static_cast<std::size_t>(policy.size()),
+                hosts.size());
     std::printf("wrote %s (Zarr v2, %zu x 4, zstd; rg[%zu] = %.6f) and %s (Zarr v3, sharded, blosc)\n", results_store.c_str(),
                 frames, frames - 1, got(frames - 1, 3), positions_store.c_str());
     std::printf("read and computed in %.3f s, written in %.3f s more\n", computed, written - computed);

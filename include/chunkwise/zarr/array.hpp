@@ -204,7 +204,7 @@ private:
         if (!z.is_object() || !z.contains("metadata") || !z["metadata"].is_object()) return std::nullopt;
         const std::string key = name + "/.zarray";
         if (!z["metadata"].contains(key)) return std::nullopt;
-        return z["metadata"][key];
+        return std::optional<detail::json>(std::in_place, z["metadata"][key]);
     }
     [[noreturn]] void fail(const std::string& what) const { throw error(s_->store, "", what); }
     void check_rows(const block& rows) const {
