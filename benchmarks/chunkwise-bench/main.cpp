@@ -9,6 +9,8 @@
 //   chunkwise-bench select --file FILE.h5 --select 564 --stride 16 --threads 1,2 --repeats R
 //   chunkwise-bench first-read --file FILE.h5 [--make 100000x256 [--gzip]] --threads 1,2 --repeats R
 //   chunkwise-bench codecs --file FILE.h5 --dataset PATH --threads 1,2 --repeats R
+//   chunkwise-bench zarr --store DIR --threads 1,2 --repeats R
+//   chunkwise-bench zarr-write --store DIR --out DIR --threads 1,2 [--codec C] [--mode mpi]
 //
 // rmsd and synthetic write DIR/scaling.json, DIR/scaling.csv, DIR/speedup.png, DIR/phases.png
 // and print the table; rmsd also writes the per-frame RMSD of its last repeat to DIR/rmsd.h5
@@ -23,6 +25,9 @@
 #include "read.hpp"
 #include "select.hpp"
 #include "rmsd_workload.hpp"
+#if defined(CHUNKWISE_BENCH_ZARR)
+#include "zarr.hpp"
+#endif
 
 #include <chunkwise/bench/plot.hpp>
 #include <chunkwise/bench/scaling.hpp>
@@ -77,6 +82,9 @@ constexpr const char* usage =
     "  chunkwise-bench first-read --file FILE.h5 [--dataset /data] [--threads 1,2] [--repeats 3] [--block-mib 4]\n"
     "                             [--make ROWSxCOLS [--gzip]]\n"
     "  chunkwise-bench codecs --file FILE.h5 [--dataset /data] [--threads 1,2] [--repeats 3] [--block-mib 4]\n"
+    "  chunkwise-bench zarr --store DIR [--threads 1,2] [--repeats 3] [--block-mib 4]\n"
+    "  chunkwise-bench zarr-write --store DIR --out DIR [--threads 1,2] [--repeats 3] [--codec zstd] [--level L]\n"
+    "                             [--shuffle] [--format 2|3] [--shard-rows N] [--mode threads|mpi]\n"
     "rmsd and synthetic also take [--precision 0.03] [--budget-s 60] [--max-repeats 50] (repeat each count until\n"
     "its mean is known within ±precision at 95% confidence, or the budget per count runs out (default 60 s, or\n"
     "$CHUNKWISE_BENCH_BUDGET_S); --precision 0: exactly --repeats) and\n"
@@ -591,6 +599,13 @@ int main(int argc, char** argv) {
         if (cmd == "first-read") return bench_first_read::cmd_first_read(argc, argv);
         if (cmd == "codecs") return bench_codecs::cmd_codecs(argc, argv);
         if (cmd == "select") return bench_select::cmd_select(argc, argv);
+#if defined(CHUNKWISE_BENCH_ZARR)
+        if (cmd == "zarr") return bench_zarr::cmd_zarr(argc, argv);
+        if (cmd == "zarr-write") return bench_zarr::cmd_zarr_write(argc, argv);
+#else
+        if (cmd == "zarr" || cmd == "zarr-write")
+            throw std::invalid_argument("chunkwise-bench was built without the zarr component (Debian: nlohmann-json3-dev)");
+#endif
         std::fprintf(stderr, "chunkwise-bench: unknown command '%s'\n%s", cmd.c_str(), usage);
         return 2;
     } catch (const std::invalid_argument& e) {
