@@ -89,22 +89,13 @@ inline int cmd_zarr(int argc, char** argv) {
         stored_bytes += stored.back().size();
     }
     const auto blocks = zarr::partition(arr, zarr::bytes{block});
-    std::size_t row_elements = 1, chunk_elements = 1;
+    std::size_t row_elements = 1;
     for (std::size_t d = 1; d < arr.rank(); ++d) row_elements *= arr.shape()[d];
-    for (std::size_t c : arr.chunks()) chunk_elements *= c;
     // The codecs alone: each chunk file decoded from memory (unsharded stores).
-    const zarr::detail::state probe{store.string(), [&] {
-        namespace fs = std::filesystem;
-        const fs::path m = fs::exists(store / "zarr.json") ? store / "zarr.json" : store / ".zarray";
-        std::ifstream in(m);
-        const auto j = zarr::detail::json::parse(in);
-        return fs::exists(store / "zarr.json") ? zarr::detail::parse_v3(store.string(), j) : zarr::detail::parse_v2(store.string(), j);
-    }()};
-    const bool sharded = probe.m.codecs.shard != nullptr;
-    std::vector<unsigned char> s1, s2;
+    const bool sharded = arr.sharded();
+    std::vector<unsigned char> decoded;
     const auto decode_all = [&] {
-        for (const auto& b : stored)
-            (void)zarr::detail::decode_bytes(probe.store, probe.m.codecs, b.data(), b.size(), chunk_elements, probe.m.type, s1, s2);
+        for (const auto& b : stored) arr.decode_chunk(b, decoded);
     };
     const auto read_all = [&] {
         for (const auto& f : files) (void)pread_file(f);

@@ -4,11 +4,13 @@
 # - Every header under INCLUDE_DIR has exactly one row in the doc's file tables (| file | layer |
 #   what |), every row names a header that exists, and every path named in "Where a new thing
 #   goes" exists under SOURCE_DIR.
-# - Layers: blocks < policies < apply < {mpi, hdf5} < run < bench < umbrella. A header's layer is
+# - Layers: blocks < policies < apply < {mpi, hdf5} < zarr < run < bench < umbrella. A header's layer is
 #   its row's; a folder fixes it (detail/mpi, mpi: mpi; ...; detail/core: blocks, policies or
 #   apply). A header includes only its own layer and those below it, except at most one include
 #   that reaches up (mpi.hpp -> run_options.hpp); mpi and hdf5 never include one another; blocks,
-#   policies, apply, run and bench include no MPI, HDF5, Boost or xtensor header.
+#   policies, apply, run and bench include no MPI, HDF5, Boost or xtensor header. zarr includes of
+#   hdf5 only its codec table (detail/hdf5/filters/, but plugin.hpp) and xtensor.hpp, which include
+#   no HDF5 header; zarr includes no HDF5 or MPI header and nothing of mpi.
 # - No include cycle; no header longer than 500 lines.
 # - No type, concept or alias is declared outside a `detail` namespace in a header under detail/.
 # - tests/core/test_user_policy.cpp and the benchmarks name no chunkwise `detail::` entity.
@@ -21,7 +23,7 @@ foreach(v INCLUDE_DIR DOC SOURCE_DIR)
 endforeach()
 
 set(problems "")
-set(ranks blocks policies apply mpi hdf5 run bench umbrella)
+set(ranks blocks policies apply mpi hdf5 zarr run bench umbrella)
 # The lines of a file as a CMake list (";", "[" and "]" replaced: they would split or join items).
 function(read_lines path out)
   file(READ "${path}" text)
@@ -43,12 +45,14 @@ function(rank_of layer out)
     set(r 2)
   elseif(layer MATCHES "^(mpi|hdf5)$")
     set(r 3)
-  elseif(layer STREQUAL "run")
+  elseif(layer STREQUAL "zarr")
     set(r 4)
-  elseif(layer STREQUAL "bench")
+  elseif(layer STREQUAL "run")
     set(r 5)
-  elseif(layer STREQUAL "umbrella")
+  elseif(layer STREQUAL "bench")
     set(r 6)
+  elseif(layer STREQUAL "umbrella")
+    set(r 7)
   endif()
   set(${out} ${r} PARENT_SCOPE)
 endfunction()
@@ -58,9 +62,9 @@ function(folder_layers header out)
     set(${out} "blocks;policies;apply" PARENT_SCOPE)
   elseif(header MATCHES "^acc/")
     set(${out} apply PARENT_SCOPE)
-  elseif(header MATCHES "^(detail/)?(mpi|hdf5|bench)/")
+  elseif(header MATCHES "^(detail/)?(mpi|hdf5|zarr|bench)/")
     set(${out} "${CMAKE_MATCH_2}" PARENT_SCOPE)
-  elseif(header MATCHES "^(mpi|hdf5)\\.hpp$")
+  elseif(header MATCHES "^(mpi|hdf5|zarr)\\.hpp$")
     set(${out} "${CMAKE_MATCH_1}" PARENT_SCOPE)
   elseif(header MATCHES "^detail/run/")
     set(${out} run PARENT_SCOPE)
@@ -154,6 +158,10 @@ foreach(h IN LISTS headers)
       rank_of("${to}" to_rank)
       if((from STREQUAL "mpi" AND to STREQUAL "hdf5") OR (from STREQUAL "hdf5" AND to STREQUAL "mpi"))
         string(APPEND problems "\n  ${h} (${from}) includes <chunkwise/${inc}> (${to}): mpi and hdf5 never include one another")
+      elseif(from STREQUAL "zarr" AND to STREQUAL "mpi")
+        string(APPEND problems "\n  ${h} (zarr) includes <chunkwise/${inc}> (mpi): zarr never includes mpi")
+      elseif(from STREQUAL "zarr" AND to STREQUAL "hdf5" AND (NOT inc MATCHES "^detail/hdf5/(filters/|xtensor\\.hpp$)" OR inc MATCHES "plugin\\.hpp$"))
+        string(APPEND problems "\n  ${h} (zarr) includes <chunkwise/${inc}>: of hdf5, zarr includes only the codec table and xtensor.hpp")
       elseif(to_rank GREATER from_rank)
         list(APPEND up_includes "${h} (${from}) -> ${inc} (${to})")
       endif()
@@ -161,6 +169,10 @@ foreach(h IN LISTS headers)
       set(inc "${CMAKE_MATCH_1}")
       if(from MATCHES "^(blocks|policies|apply|run|bench)$" AND inc MATCHES "^(mpi\\.h|hdf5\\.h|H5|boost/|xtensor)")
         string(APPEND problems "\n  ${h} (${from}, std only) includes <${inc}>")
+      endif()
+      if((from STREQUAL "zarr" OR (h MATCHES "^detail/hdf5/(filters/|xtensor\\.hpp$)" AND NOT h MATCHES "plugin\\.hpp$"))
+         AND inc MATCHES "^(mpi\\.h|hdf5\\.h|H5|boost/)")
+        string(APPEND problems "\n  ${h} (zarr, or the codec table zarr shares) includes <${inc}>")
       endif()
     elseif(line MATCHES "^[ \t]*#[ \t]*include[ \t]*\"")
       string(APPEND problems "\n  ${h}: includes with quotes (one spelling: <chunkwise/...>)")

@@ -184,6 +184,29 @@ public:
         run<T>(q, out);
     }
 
+    /// One stored chunk's bytes (a chunk file of an array that is not sharded) decoded by the
+    /// array's codecs into `out` (resized to the chunk's bytes as stored: its type and byte order,
+    /// row-major over the chunk, F order or transposed as the metadata says): for tools and
+    /// benchmarks that time the codecs alone.
+    /// \throws zarr::error if the array is sharded or the bytes do not decode to one chunk
+    void decode_chunk(std::span<const unsigned char> stored, std::vector<unsigned char>& out) const {
+        if (s_->m.codecs.shard) fail("decode_chunk: the array is sharded (decode the shard's inner chunks by reading)");
+        std::size_t elems = 1;
+        for (std::size_t c : s_->m.chunks) elems *= c;
+        thread_local std::vector<unsigned char> other;
+        try {
+            const std::vector<unsigned char>& raw =
+                    detail::decode_bytes(s_->store, s_->m.codecs, stored.data(), stored.size(), elems, s_->m.type, out, other);
+            if (&raw != &out) out.swap(other);
+        } catch (const error&) {
+            throw;
+        } catch (const std::exception& e) {
+            fail(std::string("decode_chunk: ") + e.what());
+        }
+    }
+    /// True for a sharded v3 array (sharding_indexed).
+    [[nodiscard]] bool sharded() const noexcept { return s_->m.codecs.shard != nullptr; }
+
 private:
     static detail::json load(const std::filesystem::path& p) {
         std::ifstream in(p, std::ios::binary);

@@ -212,5 +212,3 @@ void write(const std::filesystem::path& path, const Array& array, const write_op
 }
 
 }  // namespace chunkwise::zarr
-
-#include <chunkwise/zarr/write_blocks.hpp>

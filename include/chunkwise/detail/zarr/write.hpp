@@ -21,10 +21,6 @@
 #include <type_traits>
 #include <vector>
 
-namespace chunkwise::zarr {
-struct write_options;
-}
-
 namespace chunkwise::zarr::detail {
 
 /// numpy's v2 dtype string of T in this machine's byte order ("<f8").
