@@ -93,9 +93,8 @@ inline int cmd_zarr(int argc, char** argv) {
     for (std::size_t d = 1; d < arr.rank(); ++d) row_elements *= arr.shape()[d];
     // The codecs alone: each chunk file decoded from memory (unsharded stores).
     const bool sharded = arr.sharded();
-    std::vector<unsigned char> decoded;
     const auto decode_all = [&] {
-        for (const auto& b : stored) arr.decode_chunk(b, decoded);
+        for (const auto& b : stored) (void)arr.decode_chunk(b);
     };
     const auto read_all = [&] {
         for (const auto& f : files) (void)pread_file(f);
@@ -161,14 +160,8 @@ inline int cmd_zarr_write(int argc, char** argv) {
     }
     const std::size_t rows = arr.shape()[0];
     const auto blocks = zarr::partition(rows, o, chunkwise::parts{64});
-    std::size_t row_elements = 1;
-    for (std::size_t d = 1; d < arr.rank(); ++d) row_elements *= arr.shape()[d];
     const auto write_with = [&](auto& policy) {
-        auto parts = chunkwise::map_blocks(policy, blocks, [&](const chunkwise::block& b) {
-            std::vector<float> v(b.size() * row_elements);
-            arr.read_into(b, std::span<float>(v));
-            return v;
-        });
+        auto parts = chunkwise::map_blocks(policy, blocks, [&](const chunkwise::block& b) { return arr.read<float>(b); });
         chunkwise::synchronize(policy);
         const auto t0 = chunkwise::clock::now();
         zarr::write_blocks(policy, out, std::move(parts), o);

@@ -185,19 +185,19 @@ public:
     }
 
     /// One stored chunk's bytes (a chunk file of an array that is not sharded) decoded by the
-    /// array's codecs into `out` (resized to the chunk's bytes as stored: its type and byte order,
-    /// row-major over the chunk, F order or transposed as the metadata says): for tools and
+    /// array's codecs: the chunk's values as stored (their type and byte order, row-major over the
+    /// chunk, F order or transposed as the metadata says), in this thread's buffers (or `stored`
+    /// itself where there is no codec), valid until its next decode_chunk. For tools and
     /// benchmarks that time the codecs alone.
     /// \throws zarr::error if the array is sharded or the bytes do not decode to one chunk
-    void decode_chunk(std::span<const unsigned char> stored, std::vector<unsigned char>& out) const {
+    [[nodiscard]] std::span<const unsigned char> decode_chunk(std::span<const unsigned char> stored) const {
         if (s_->m.codecs.shard) fail("decode_chunk: the array is sharded (decode the shard's inner chunks by reading)");
         std::size_t elems = 1;
         for (std::size_t c : s_->m.chunks) elems *= c;
-        thread_local std::vector<unsigned char> other;
+        thread_local std::vector<unsigned char> a, b;
         try {
-            const std::vector<unsigned char>& raw =
-                    detail::decode_bytes(s_->store, s_->m.codecs, stored.data(), stored.size(), elems, s_->m.type, out, other);
-            if (&raw != &out) out.swap(other);
+            const unsigned char* raw = detail::decode_bytes(s_->store, s_->m.codecs, stored.data(), stored.size(), elems, s_->m.type, a, b);
+            return {raw, elems * s_->m.type.size};
         } catch (const error&) {
             throw;
         } catch (const std::exception& e) {

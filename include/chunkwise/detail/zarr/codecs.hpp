@@ -118,35 +118,34 @@ inline std::size_t delta_size(const std::string& store, const codec_spec& c, std
     return n * a.size;
 }
 
-/// Decodes one bytes codec: [in, in + n) into `out`, which must come to exactly `want` bytes.
+/// Decodes one bytes codec: [in, in + n) into [out, out + want), which it must fill exactly.
 /// `elems` and `t` are the chunk's element count and stored type (for delta).
 inline void decode_stage(const std::string& store, const codec_spec& c, const unsigned char* in, std::size_t n,
-                         std::vector<unsigned char>& out, std::size_t want, std::size_t elems, const dtype& t) {
+                         unsigned char* out, std::size_t want, std::size_t elems, const dtype& t) {
     const std::string& name = c.name;
     static const char* const known[] = {"zlib", "gzip", "zstd", "blosc", "bz2", "lz4", "shuffle", "delta", "crc32c"};
     if (std::find(std::begin(known), std::end(known), name) != std::end(known) && want == 0 && name != "crc32c")
         throw std::runtime_error("codec '" + name + "' after another compressing codec is not decoded");
-    out.resize(want);
     std::size_t got = want;
     if (name == "zlib") {
-        got = hd::inflate_into(in, n, out.data(), want);
+        got = hd::inflate_into(in, n, out, want);
     } else if (name == "gzip") {
-        gunzip(in, n, out.data(), want);
+        gunzip(in, n, out, want);
     } else if (name == "zstd") {
 #if defined(CHUNKWISE_USE_ZSTD)
-        got = hd::zstd_decode(in, n, out.data(), want);
+        got = hd::zstd_decode(in, n, out, want);
 #else
         missing_library(name, "libzstd", "libzstd-dev");
 #endif
     } else if (name == "blosc") {
 #if defined(CHUNKWISE_USE_BLOSC)
-        got = hd::blosc_decode(in, n, out.data(), want);
+        got = hd::blosc_decode(in, n, out, want);
 #else
         missing_library(name, "libblosc", "libblosc-dev");
 #endif
     } else if (name == "bz2") {
 #if defined(CHUNKWISE_USE_BZIP2)
-        got = hd::bzip2_decode(in, n, out.data(), want);
+        got = hd::bzip2_decode(in, n, out, want);
 #else
         missing_library(name, "libbz2", "libbz2-dev");
 #endif
@@ -156,7 +155,7 @@ inline void decode_stage(const std::string& store, const codec_spec& c, const un
         const std::uint32_t stated = read_le32(in);
         if (stated != want) throw std::runtime_error("an LZ4 chunk that states " + std::to_string(stated) + " bytes where the chunk holds " + std::to_string(want));
         if (n - 4 > static_cast<std::size_t>(LZ4_MAX_INPUT_SIZE)) throw std::runtime_error("an LZ4 chunk too large for LZ4");
-        const int r = LZ4_decompress_safe(reinterpret_cast<const char*>(in + 4), reinterpret_cast<char*>(out.data()),
+        const int r = LZ4_decompress_safe(reinterpret_cast<const char*>(in + 4), reinterpret_cast<char*>(out),
                                           static_cast<int>(n - 4), static_cast<int>(want));
         if (r < 0) throw std::runtime_error("a corrupt LZ4 block");
         got = static_cast<std::size_t>(r);
@@ -166,22 +165,19 @@ inline void decode_stage(const std::string& store, const codec_spec& c, const un
     } else if (name == "shuffle") {
         const std::size_t elem = c.config.value("elementsize", std::size_t{4});
         if (n != want || elem == 0) throw std::runtime_error("a shuffled chunk of " + std::to_string(n) + " bytes where " + std::to_string(want) + " are due");
-        hd::unshuffle(in, out.data(), n, elem);
+        hd::unshuffle(in, out, n, elem);
     } else if (name == "delta") {
         const dtype d = parse_v2_dtype(store, c.config.value("dtype", json()));
         const dtype a = parse_v2_dtype(store, c.config.value("astype", c.config.value("dtype", json())));
         if (d.big || a.big) throw std::runtime_error("delta of big-endian types is not read");
         if (d.size != t.size || d.kind != t.kind) throw std::runtime_error("delta's dtype is not the array's");
         if (n != elems * a.size) throw std::runtime_error("a delta-coded chunk of " + std::to_string(n) + " bytes where " + std::to_string(elems * a.size) + " are due");
-        with_type(d, [&](auto s) { with_type(a, [&](auto x) { undelta<decltype(s), decltype(x)>(in, out.data(), elems); }); });
+        with_type(d, [&](auto s) { with_type(a, [&](auto x) { undelta<decltype(s), decltype(x)>(in, out, elems); }); });
     } else if (name == "crc32c") {
         if (n < 4) throw std::runtime_error("a crc32c-checked chunk of " + std::to_string(n) + " bytes, shorter than its checksum");
         if (crc32c(in, n - 4) != read_le32(in + n - 4)) throw std::runtime_error("its crc32c checksum does not match its bytes");
-        // (Where the next codec is a compressor, its input size is what the checksum covers.)
-        if (want != 0 && n - 4 != want) throw std::runtime_error(std::to_string(n - 4) + " bytes where " + std::to_string(want) + " are due");
-        want = got = n - 4;
-        out.resize(want);
-        std::memcpy(out.data(), in, want);
+        if (n - 4 != want) throw std::runtime_error(std::to_string(n - 4) + " bytes where " + std::to_string(want) + " are due");
+        std::memcpy(out, in, want);
     } else {
         throw std::runtime_error("codec '" + name + "' is not one chunkwise decodes (it decodes " +
                                  "zlib, gzip, zstd, blosc, lz4, bz2, shuffle, delta, crc32c; " +
@@ -204,29 +200,38 @@ inline std::vector<std::size_t> stage_sizes(const std::string& store, const chai
     return s;
 }
 
-/// Decodes a chunk's bytes through `c`'s bytes codecs; returns the raw values' bytes (in a or b).
-inline const std::vector<unsigned char>& decode_bytes(const std::string& store, const chain& c, const unsigned char* in,
-                                                      std::size_t n, std::size_t elems, const dtype& t,
-                                                      std::vector<unsigned char>& a, std::vector<unsigned char>& b) {
+/// Decodes a chunk's bytes through `c`'s bytes codecs; returns the raw values' bytes: `in` itself
+/// where there is no codec, else `final_out` where given (the last stage decodes into it: it must
+/// hold the chunk's bytes), else a or b.
+inline const unsigned char* decode_bytes(const std::string& store, const chain& c, const unsigned char* in, std::size_t n,
+                                         std::size_t elems, const dtype& t, std::vector<unsigned char>& a,
+                                         std::vector<unsigned char>& b, unsigned char* final_out = nullptr) {
     const std::vector<std::size_t> sizes = stage_sizes(store, c, elems, t.size);
+    if (c.bytes_codecs.empty()) {
+        if (n != sizes[0]) throw std::runtime_error(std::to_string(n) + " bytes where the chunk holds " + std::to_string(sizes[0]));
+        return in;
+    }
     const unsigned char* cur = in;
     std::size_t cur_n = n;
     std::vector<unsigned char>* bufs[2] = {&a, &b};
     int which = 0;
     for (std::size_t k = c.bytes_codecs.size(); k-- > 0;) {
-        std::vector<unsigned char>& out = *bufs[which];
         std::size_t want = sizes[k];
-        decode_stage(store, c.bytes_codecs[k], cur, cur_n, out, want, elems, t);
-        cur = out.data();
-        cur_n = out.size();
+        // crc32c after a compressor: what it covers is the compressor's input, of any size.
+        if (want == 0 && c.bytes_codecs[k].name == "crc32c") want = cur_n >= 4 ? cur_n - 4 : 0;
+        unsigned char* dst = nullptr;
+        if (k == 0 && final_out != nullptr) {
+            dst = final_out;
+        } else {
+            bufs[which]->resize(want);
+            dst = bufs[which]->data();
+        }
+        decode_stage(store, c.bytes_codecs[k], cur, cur_n, dst, want, elems, t);
+        cur = dst;
+        cur_n = want;
         which ^= 1;
     }
-    if (c.bytes_codecs.empty()) {
-        if (n != sizes[0]) throw std::runtime_error(std::to_string(n) + " bytes where the chunk holds " + std::to_string(sizes[0]));
-        a.assign(in, in + n);
-        return a;
-    }
-    return *bufs[which ^ 1];
+    return cur;
 }
 
 }  // namespace chunkwise::zarr::detail

@@ -6,7 +6,7 @@ process (numcodecs' Blosc threads on) and in 2 processes (half the frames each),
 dask.array.from_zarr summed with dask's process scheduler of 1 and 2 workers, in one run; then
 writes from 1 and 2 threads and from 1 and 2 MPI ranks (`chunkwise-bench zarr-write`).
 
-    /usr/bin/python3 benchmarks/zarr.py --bench build/bench/benchmarks/chunkwise-bench --dir DIR \\
+    /usr/bin/python3 benchmarks/zarr_stores.py --bench build/bench/benchmarks/chunkwise-bench --dir DIR \\
         [--threads 1,2] [--repeats 3] [--frames 200] [--atoms 50000] [--mpiexec build/bench/chunkwise-mpiexec]
 """
 import argparse
