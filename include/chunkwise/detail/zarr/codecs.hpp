@@ -1,7 +1,7 @@
 #pragma once
 // Internal: Zarr's bytes codecs, decoded and encoded by the codec implementations HDF5 reads use
 // (detail/hdf5/filters/: zlib/libdeflate, Zstandard, Blosc, bzip2, shuffle), plus the framings
-// only Zarr has: gzip, numcodecs' LZ4 (a little-endian size, then one LZ4 block), delta, crc32c.
+// only Zarr has: gzip (libdeflate where found, else zlib), numcodecs' LZ4 (a little-endian size, then one LZ4 block), delta, crc32c.
 // Each stage decodes into exactly the size the chunk must have at that stage, or throws
 // std::runtime_error saying what is wrong (the reader adds store and key).
 #include <chunkwise/detail/hdf5/filters/table.hpp>
@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <array>
+#include <memory>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -52,6 +53,19 @@ inline void write_le32(unsigned char* p, std::uint32_t v) noexcept {
 
 /// gzip (RFC 1952) of [in, in + n) into exactly `want` bytes.
 inline void gunzip(const unsigned char* in, std::size_t n, unsigned char* out, std::size_t want) {
+#if defined(CHUNKWISE_USE_LIBDEFLATE)
+    struct freer {
+        void operator()(libdeflate_decompressor* d) const { libdeflate_free_decompressor(d); }
+    };
+    thread_local std::unique_ptr<libdeflate_decompressor, freer> d(libdeflate_alloc_decompressor());
+    if (!d) throw std::runtime_error("cannot allocate a libdeflate decompressor");
+    std::size_t got = 0;
+    const auto rc = libdeflate_gzip_decompress(d.get(), in, n, out, want, &got);
+    if (rc == LIBDEFLATE_INSUFFICIENT_SPACE) throw std::runtime_error("a gzip stream that decodes to more than " + std::to_string(want) + " bytes");
+    if (rc != LIBDEFLATE_SUCCESS && rc != LIBDEFLATE_SHORT_OUTPUT) throw std::runtime_error("a corrupt or truncated gzip stream (libdeflate: bad data)");
+    if (rc == LIBDEFLATE_SHORT_OUTPUT || got != want)
+        throw std::runtime_error("a gzip stream of " + std::to_string(got) + " bytes where the chunk holds " + std::to_string(want));
+#else
     z_stream z{};
     if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) throw std::runtime_error("cannot start a gzip decoder");
     z.next_in = const_cast<unsigned char*>(in);
@@ -64,6 +78,7 @@ inline void gunzip(const unsigned char* in, std::size_t n, unsigned char* out, s
     if (rc == Z_BUF_ERROR && got == want) throw std::runtime_error("a gzip stream that decodes to more than " + std::to_string(want) + " bytes");
     if (rc != Z_STREAM_END) throw std::runtime_error("a corrupt or truncated gzip stream (zlib error " + std::to_string(rc) + ")");
     if (got != want) throw std::runtime_error("a gzip stream of " + std::to_string(got) + " bytes where the chunk holds " + std::to_string(want));
+#endif
 }
 
 inline void gzip_bytes(const unsigned char* in, std::size_t n, std::vector<unsigned char>& out, int level) {
