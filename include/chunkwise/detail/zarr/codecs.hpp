@@ -17,6 +17,7 @@
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace chunkwise::zarr::detail {
@@ -99,12 +100,21 @@ inline void gzip_bytes(const unsigned char* in, std::size_t n, std::vector<unsig
 /// Delta's decode: `in` holds n values of `astype`, out n of `t`, the running sum.
 template <class S, class A>
 void undelta(const unsigned char* in, unsigned char* out, std::size_t n) {
-    S acc{};
+    // Integers wrap as numpy's do (the sum in the unsigned type of S); floats add.
+    using Acc = typename std::conditional_t<std::is_integral_v<S>, std::make_unsigned<S>, std::type_identity<S>>::type;
+    Acc acc{};
     for (std::size_t i = 0; i < n; ++i) {
         A a;
         std::memcpy(&a, in + i * sizeof(A), sizeof(A));
-        acc = i == 0 ? static_cast<S>(a) : static_cast<S>(acc + static_cast<S>(a));
-        std::memcpy(out + i * sizeof(S), &acc, sizeof(S));
+        Acc step;
+        if constexpr (std::is_integral_v<S> && std::is_floating_point_v<A>) {
+            step = static_cast<Acc>(static_cast<long long>(a));
+        } else {
+            step = static_cast<Acc>(a);
+        }
+        acc = i == 0 ? step : static_cast<Acc>(acc + step);
+        const S v = static_cast<S>(acc);
+        std::memcpy(out + i * sizeof(S), &v, sizeof(S));
     }
 }
 
