@@ -281,6 +281,8 @@ TEST_CASE("zarr: bad input is a zarr::error naming the store and the chunk", "[z
         CHECK_THROWS_WITH((zarr::array(s)), Contains("chunks of rank 1 for an array of rank 2"));
         std::ofstream(s / ".zarray") << R"({"zarr_format": 2, "shape": [20, 4], "chunks": [5, 4], "dtype": "<c16", "order": "C"})";
         CHECK_THROWS_WITH((zarr::array(s)), Contains("dtype '<c16'"));
+        std::ofstream(s / ".zarray") << R"({"zarr_format": 2, "shape": [20, 4], "chunks": [100000000, 100000], "dtype": "<f8", "order": "C"})";
+        CHECK_THROWS_WITH((zarr::array(s)), Contains("more than 16 GiB"));
     }
     SECTION("an unknown codec, named") {
         const auto s = copy("unknown");

@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <new>
 #include <optional>
 #include <span>
 #include <sstream>
@@ -47,7 +48,6 @@ public:
         const auto st = fs::status(path, ec);
         if (!fs::exists(st)) throw error(s_->store, "", "no such store (directory)");
         if (!fs::is_directory(st)) throw error(s_->store, "", "is a file, not a directory store");
-        detail::json j;
         if (fs::exists(path / "zarr.json")) {
             s_->m = detail::parse_v3(s_->store, load(path / "zarr.json"));
         } else if (fs::exists(path / ".zarray")) {
@@ -255,7 +255,11 @@ private:
             fail("read_into: the buffer holds " + std::to_string(out.size()) + " values, the request needs " + std::to_string(want));
         if (want == 0) return;
         read_scope timing;
-        detail::read_request<T>(*s_, q, out.data());
+        try {
+            detail::read_request<T>(*s_, q, out.data());
+        } catch (const std::bad_alloc&) {
+            fail("out of memory decoding a chunk of " + std::to_string(s_->m.type.size) + "-byte values");
+        }
     }
 
     std::shared_ptr<detail::state> s_;

@@ -294,7 +294,7 @@ inline meta parse_v3(const std::string& store, const json& z) {
     if (z.contains("storage_transformers") && !z["storage_transformers"].empty())
         bad(store, "storage transformers are not read");
     m.codecs = parse_v3_codecs(store, z["codecs"], m.shape.size(), m.type.size);
-    m.type.big = m.codecs.big;
+    m.type.big = m.codecs.shard ? m.codecs.shard->codecs->big : m.codecs.big;
     if (z.contains("attributes")) m.attributes = z["attributes"];
     return m;
 }
@@ -305,6 +305,10 @@ inline void check_grid(const std::string& store, const meta& m) {
         bad(store, "chunks of rank " + std::to_string(m.chunks.size()) + " for an array of rank " + std::to_string(m.shape.size()));
     for (std::size_t c : m.chunks)
         if (c == 0) bad(store, "a chunk extent of 0");
+    // A chunk is decoded whole into memory: one of more than 16 GiB is refused, not allocated.
+    double bytes = static_cast<double>(m.type.size);
+    for (std::size_t c : m.codecs.shard ? m.codecs.shard->inner : m.chunks) bytes *= static_cast<double>(c);
+    if (bytes > 16.0 * 1024 * 1024 * 1024) bad(store, "chunks of " + std::to_string(bytes / (1 << 30)) + " GiB (more than 16 GiB)");
     if (m.codecs.shard) {
         for (std::size_t d = 0; d < m.chunks.size(); ++d)
             if (m.codecs.shard->inner[d] == 0 || m.chunks[d] % m.codecs.shard->inner[d] != 0)
