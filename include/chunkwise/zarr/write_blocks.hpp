@@ -162,15 +162,15 @@ void write_blocks(Policy& policy, const std::filesystem::path& path, partial_res
         }
     }
     // 4. Each process writes the grid rows it owns (under a thread policy, by its workers at once).
-    std::vector<std::size_t> todo;
+    std::vector<std::size_t> owned_rows;
     for (std::size_t g = 0; g < grid_rows; ++g)
-        if (owner[g] == me) todo.push_back(g);
+        if (owner[g] == me) owned_rows.push_back(g);
     std::mutex guard;
     std::exception_ptr first;
     const auto write_rows = [&](std::size_t from, std::size_t to) {
         for (std::size_t i = from; i < to; ++i) {
             try {
-                detail::write_grid_row<T>(store, p, slabs, todo[i]);
+                detail::write_grid_row<T>(store, p, slabs, owned_rows[i]);
             } catch (...) {
                 const std::lock_guard<std::mutex> lock(guard);
                 if (!first) first = std::current_exception();
@@ -179,7 +179,7 @@ void write_blocks(Policy& policy, const std::filesystem::path& path, partial_res
         }
     };
     if constexpr (distributed) {
-        write_rows(0, todo.size());
+        write_rows(0, owned_rows.size());
         std::string mine_problem;
         if (first) {
             try {
@@ -192,8 +192,8 @@ void write_blocks(Policy& policy, const std::filesystem::path& path, partial_res
         if (first) std::rethrow_exception(first);
         if (!agreed.empty()) throw error(store, "", "write_blocks failed on another rank: " + agreed);
     } else {
-        if (!todo.empty()) {
-            const auto blocks = chunkwise::partition(todo.size(), parts{std::max<std::size_t>(policy.workers(), 1) * 4});
+        if (!owned_rows.empty()) {
+            const auto blocks = chunkwise::partition(owned_rows.size(), parts{std::max<std::size_t>(policy.workers(), 1) * 4});
             (void)map_blocks(policy, blocks, [&](const block& b) {
                 write_rows(b.begin, b.end);
                 return 0;
