@@ -11,6 +11,7 @@
 #include <chunkwise/hdf5.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -21,6 +22,7 @@
 
 using chunkwise::block;
 namespace h5 = chunkwise::h5;
+using Catch::Matchers::Contains;
 
 namespace {
 
@@ -239,5 +241,67 @@ TEST_CASE("damaged chunk indexes: every read is an h5::error or exactly H5Dread'
         for (const auto& name : sample_names) compared += check_against_h5dread(damaged, name);
     }
     REQUIRE(compared > 500);  // most reads still give values, and each equals H5Dread's
+    std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("compressed chunks next to each other in the file: one pread per run, counted per MiB", "[hdf5]") {
+    const auto dir = test::scratch("coalesce");
+    const auto file = dir / "runs.h5";
+    // 4000 x 64 float64 in chunks of 8 rows (4 KiB each, about 1 KiB deflated): 500 chunks,
+    // written in grid order to /inorder (each follows the one before it in the file) and in
+    // reverse to /reversed (none does).
+    std::vector<std::size_t> order(500);
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    {
+        const hid_t f = H5Fcreate(file.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+        write_chunks(f, "/inorder", {4000, 64}, {8, 64}, order, true);
+        std::vector<std::size_t> reversed(order.rbegin(), order.rend());
+        write_chunks(f, "/reversed", {4000, 64}, {8, 64}, reversed, true);
+        H5Fclose(f);
+    }
+    for (const std::string name : {"/inorder", "/reversed"}) {
+        INFO("dataset " << name);
+        h5::dataset ds(file, name);
+        REQUIRE(ds.decodes_in_worker<double>());
+        std::uint64_t stored = 0;
+        std::size_t chunks = 0;
+        for (const auto& c : h5::stored_chunks(ds)) {
+            stored += c.size;
+            ++chunks;
+        }
+        REQUIRE(chunks == 500);
+        const double mib = static_cast<double>(stored) / (1 << 20);
+        const auto expect = test::h5dread_rows<double>(file, name, H5T_NATIVE_DOUBLE, 0, 4000);
+        // Whole, and rows 100 to 3999 (a run may start in the middle of a chunk's rows).
+        for (std::size_t first : {std::size_t{0}, std::size_t{100}}) {
+            const std::uint64_t before = h5::detail::thread_preads();
+            const auto got = ds.read<double, 2>(block{0, first, 4000});
+            const std::uint64_t preads = h5::detail::thread_preads() - before;
+            REQUIRE(std::memcmp(got.data(), expect.data() + first * 64, got.size() * sizeof(double)) == 0);
+            INFO(preads << " preads for " << mib << " MiB in " << chunks << " chunks");
+            if (name == "/inorder") {
+                // One pread per MiB of runs (at most 1 MiB each), the last one short.
+                REQUIRE(mib > 0.1);
+                REQUIRE(static_cast<double>(preads) <= std::ceil(mib) + 1);
+            } else {
+                REQUIRE(preads == 500 - first / 8);  // one per chunk
+            }
+        }
+    }
+    // A run cut short by the end of the file (cut after opening): each chunk then read alone,
+    // the one missing named; the chunks before it still read.
+    const auto cut = dir / "cut.h5";
+    std::filesystem::copy_file(file, cut);
+    {
+        h5::dataset damaged(cut, "/inorder");
+        const auto all = h5::stored_chunks(damaged);
+        REQUIRE(all[499].address == all[498].address + all[498].size);
+        std::filesystem::resize_file(cut, all[499].address + 3);  // inside the last chunk (rows 3992-3999)
+        const auto expect = test::h5dread_rows<double>(file, "/inorder", H5T_NATIVE_DOUBLE, 0, 3992);
+        const auto most = damaged.read<double, 2>(block{0, 0, 3992});
+        REQUIRE(std::memcmp(most.data(), expect.data(), most.size() * sizeof(double)) == 0);
+        REQUIRE_THROWS_WITH((damaged.read<double, 2>(block{0, 3900, 4000})),
+                            Contains("chunk at (3992, 0)") && Contains("the file ends early (truncated?)"));
+    }
     std::filesystem::remove_all(dir);
 }

@@ -218,8 +218,46 @@ TEST_CASE("unshuffle inverts shuffle for every element size and every tail lengt
             INFO("element size " << elem << ", " << bytes << " bytes");
             REQUIRE(std::equal(raw.begin(), raw.end(), back.begin()));
             REQUIRE(back[bytes] == 0xAB);
+            // Reversed: each whole element's bytes in reverse order, in the same pass.
+            std::vector<unsigned char> swapped(bytes + 1, 0xAB);
+            h5::detail::unshuffle(stored.data(), swapped.data(), bytes, elem, true);
+            const std::size_t whole = elem == 0 || bytes / elem <= 1 ? 0 : bytes / elem * elem;
+            for (std::size_t i = 0; i < bytes; ++i) {
+                const std::size_t from = i < whole ? i / elem * elem + (elem - 1 - i % elem) : i;
+                REQUIRE(swapped[i] == raw[from]);
+            }
+            REQUIRE(swapped[bytes] == 0xAB);
         }
     }
+}
+
+TEST_CASE("shuffled chunks in the other byte order: unshuffled and swapped in one pass, into the block", "[hdf5][valid]") {
+    const auto dir = test::scratch("swapped-shuffle");
+    const auto file = dir / "s.h5";
+    // Whole rows (chunks span the other axes): swapped as unshuffled. Chunks splitting a row and
+    // rows 3 to 45 (partial chunks at both ends) take the copy with conversion; all equal H5Dread.
+    test::write_dataset(file, "/f32", {48, 500, 3}, test::type("f32be"), test::layout("deflate+shuffle"), {5, 500, 3});
+    test::write_dataset(file, "/f64", {48, 700}, test::type("f64be"), test::layout("deflate+shuffle"), {4, 700});
+    test::write_dataset(file, "/u16", {48, 900}, test::type("u16be"), test::layout("deflate+shuffle"), {6, 900});
+    test::write_dataset(file, "/i32", {48, 900}, test::type("i32be"), test::layout("deflate+shuffle"), {6, 900});
+    test::write_dataset(file, "/split", {48, 500, 3}, test::type("f32be"), test::layout("deflate+shuffle"), {5, 100, 3});
+    const auto before = h5::detail::swapped_unshuffles().load();
+    test::require_same_as_hdf5<float, 3>(file, "/f32", H5T_NATIVE_FLOAT);
+    const auto after_f32 = h5::detail::swapped_unshuffles().load();
+    REQUIRE(after_f32 > before);
+    test::require_same_as_hdf5<double, 2>(file, "/f64", H5T_NATIVE_DOUBLE);
+    test::require_same_as_hdf5<std::uint16_t, 2>(file, "/u16", H5T_NATIVE_USHORT);
+    test::require_same_as_hdf5<std::int32_t, 2>(file, "/i32", H5T_NATIVE_INT32);
+    const auto before_split = h5::detail::swapped_unshuffles().load();
+    REQUIRE(before_split > after_f32);
+    test::require_same_as_hdf5<float, 3>(file, "/split", H5T_NATIVE_FLOAT);
+    REQUIRE(h5::detail::swapped_unshuffles().load() == before_split);  // chunks split rows: converted
+    // Into another type (double from big-endian float32): converted, never swapped as unshuffled.
+    h5::dataset f32(file, "/f32");
+    const auto d = f32.read<double, 3>(block{0, 0, 48});
+    const auto f = f32.read<float, 3>(block{0, 0, 48});
+    for (std::size_t i = 0; i < f.size(); ++i) REQUIRE(d.data()[i] == static_cast<double>(f.data()[i]));
+    std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("shuffle unshuffles by the filter's own element size; impossible sizes are h5::error", "[hdf5][valid]") {

@@ -92,8 +92,8 @@ inline std::size_t decode_chunk(const dataset& ds, std::span<const unsigned char
         s.fail("decode_chunk: an output of " + std::to_string(out.size()) + " bytes for chunks of " +
                std::to_string(s.chunk_bytes));
     }
-    std::vector<std::size_t> at(s.dims.size(), 0);
-    (void)detail::decode_chunk(s, detail::scratch::mine(), stored.size(), filter_mask, at.data(), out.data(),
+    const std::size_t at[32] = {};  // (HDF5's most axes; errors name the chunk at the origin)
+    (void)detail::decode_chunk(s, detail::scratch::mine(), stored.size(), filter_mask, at, out.data(),
                                stored.data());
     return s.chunk_bytes;
 }

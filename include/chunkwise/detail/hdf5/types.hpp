@@ -272,4 +272,18 @@ bool same_representation(const element_type& t) {
     }
 }
 
+/// True where the stored values are T's own but in the other byte order: reversing each element's
+/// bytes reads them (not long double, which is only ever read in this platform's own format).
+template <class T>
+bool swapped_representation(const element_type& t) {
+    if constexpr (sizeof(T) == 1 || sizeof(T) > 8) {
+        (void)t;
+        return false;
+    } else {
+        element_type u = t;
+        u.big_endian = !t.big_endian;
+        return same_representation<T>(u);
+    }
+}
+
 }  // namespace chunkwise::h5::detail

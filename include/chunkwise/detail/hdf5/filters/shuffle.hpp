@@ -20,7 +20,10 @@ namespace chunkwise::h5::detail {
 /// the type's size): byte b of element i was stored at b * n + i, n = bytes / elem_size; bytes
 /// past the last whole element are stored as they are. Like HDF5, nothing moves when n <= 1.
 /// Element sizes 2, 4 and 8 interleave 16 elements at a time with SSE2 where the target has it.
-inline void unshuffle(const unsigned char* in, unsigned char* out, std::size_t bytes, std::size_t elem_size) {
+/// `reversed`: each element's bytes land in reverse order (byte b at elem_size - 1 - b), which
+/// undoes the shuffle and swaps the byte order in the same pass.
+inline void unshuffle(const unsigned char* in, unsigned char* out, std::size_t bytes, std::size_t elem_size,
+                      bool reversed = false) {
     if (bytes == 0) return;  // (in and out may be null then)
     const std::size_t n = elem_size == 0 ? 0 : bytes / elem_size;
     if (elem_size <= 1 || n <= 1) {
@@ -28,9 +31,11 @@ inline void unshuffle(const unsigned char* in, unsigned char* out, std::size_t b
         return;
     }
     std::size_t i = 0;  // elements done
+    // The plane of stored bytes that lands as byte b of each element.
+    const auto plane = [&](std::size_t b) { return in + (reversed ? elem_size - 1 - b : b) * n; };
 #if defined(__SSE2__)
     const auto load = [&](std::size_t b, std::size_t at) {
-        return _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + b * n + at));
+        return _mm_loadu_si128(reinterpret_cast<const __m128i*>(plane(b) + at));
     };
     const auto store = [&](std::size_t at, __m128i v) { _mm_storeu_si128(reinterpret_cast<__m128i*>(out + at), v); };
     if (elem_size == 2) {
@@ -72,7 +77,7 @@ inline void unshuffle(const unsigned char* in, unsigned char* out, std::size_t b
     }
 #endif
     if (elem_size == 4) {  // the common case, unrolled
-        const unsigned char *b0 = in, *b1 = in + n, *b2 = in + 2 * n, *b3 = in + 3 * n;
+        const unsigned char *b0 = plane(0), *b1 = plane(1), *b2 = plane(2), *b3 = plane(3);
         for (; i < n; ++i) {
             out[4 * i] = b0[i];
             out[4 * i + 1] = b1[i];
@@ -81,7 +86,7 @@ inline void unshuffle(const unsigned char* in, unsigned char* out, std::size_t b
         }
     } else {
         for (std::size_t b = 0; b < elem_size; ++b) {
-            const unsigned char* src = in + b * n;
+            const unsigned char* src = plane(b);
             for (std::size_t k = i; k < n; ++k) out[k * elem_size + b] = src[k];
         }
     }

@@ -39,17 +39,21 @@ namespace chunkwise::h5::detail {
 struct scratch {
     static constexpr std::size_t keep_bytes = std::size_t{32} << 20;
     std::vector<unsigned char> a, b, c;
+    std::vector<unsigned char> run;  // a run of stored chunks read at once (read/chunked.hpp)
 
     static scratch& mine() {
         thread_local scratch s;
         return s;
     }
-    [[nodiscard]] std::size_t held() const noexcept { return a.capacity() + b.capacity() + c.capacity(); }
+    [[nodiscard]] std::size_t held() const noexcept {
+        return a.capacity() + b.capacity() + c.capacity() + run.capacity();
+    }
     void trim() {
         if (held() > keep_bytes) {
             std::vector<unsigned char>().swap(a);
             std::vector<unsigned char>().swap(b);
             std::vector<unsigned char>().swap(c);
+            std::vector<unsigned char>().swap(run);
         }
     }
 };
@@ -65,11 +69,18 @@ inline void grow(std::vector<unsigned char>& v, std::size_t bytes, const dataset
     }
 }
 
+/// pread_all calls made by the calling thread, ever (for tests of how reads are coalesced).
+inline std::uint64_t& thread_preads() noexcept {
+    thread_local std::uint64_t n = 0;
+    return n;
+}
+
 /// All `bytes` at `address` of fd into dst, or h5::error naming what(): the description is
 /// made only when the read fails (a read of a small chunk costs about a microsecond).
 template <class What>
 void pread_all(const dataset_state& s, int fd, std::uint64_t address, unsigned char* dst, std::size_t bytes,
                What&& what) {
+    ++thread_preads();
     const std::ptrdiff_t got = chunkwise::detail::posix::pread_full(fd, dst, bytes, address);
     chunkwise::detail::thread_read_bytes += static_cast<double>(bytes);  // worker_stats::read_bytes
     if (got != static_cast<std::ptrdiff_t>(bytes)) {

@@ -9,6 +9,7 @@
 #include <chunkwise/detail/hdf5/read/bytes.hpp>
 #include <chunkwise/detail/hdf5/read/convert.hpp>
 #include <chunkwise/detail/hdf5/read/copy.hpp>
+#include <chunkwise/detail/hdf5/read/decode.hpp>
 #include <chunkwise/detail/hdf5/read/fallback.hpp>
 #include <chunkwise/detail/hdf5/read/fill.hpp>
 #include <chunkwise/detail/hdf5/state.hpp>
@@ -38,83 +39,18 @@ namespace chunkwise::h5::detail {
 /// interleave_most of them and they take at most this many bytes together.
 inline constexpr std::size_t weave_most_bytes = std::size_t{8} << 20;
 
+/// Filtered chunks that follow each other in the file are read with one pread per run of them,
+/// runs of at most this many bytes (small chunks then cost no system call each; a larger chunk
+/// is read alone, as coalescing it would save nothing).
+inline constexpr std::size_t coalesce_most_bytes = std::size_t{1} << 20;
+/// A run goes on across a gap of at most this many bytes between two chunks (the chunk index's
+/// own nodes, which HDF5 writes among the chunks it indexes: 2.6 KiB each for a 2-d dataset).
+inline constexpr std::size_t coalesce_gap_bytes = std::size_t{8} << 10;
+
 /// Groups of chunks woven so far, process-wide (for tests).
 inline std::atomic<std::uint64_t>& woven_groups() {
     static std::atomic<std::uint64_t> n{0};
     return n;
-}
-
-/// Undoes the chunk's filters (in reverse, skipping those its mask says were skipped) on
-/// buf.a[0, stored) (or on `input`[0, stored) where given), each by its codec (filters/table.hpp);
-/// returns the chunk_bytes decoded bytes (in buf.a or buf.b, or in `into` when given: then the
-/// last filter writes straight there, which must have room for chunk_bytes).
-inline const unsigned char* decode_chunk(const dataset_state& s, scratch& buf, std::size_t stored, std::uint32_t mask,
-                                         const std::size_t* offset, unsigned char* into = nullptr,
-                                         const unsigned char* input = nullptr) {
-    const auto skipped = [&](std::size_t i) { return i < 32 && (mask & (1u << i)) != 0; };
-    std::size_t last = s.filters.size();  // the filter undone last: the lowest one not skipped
-    for (std::size_t i = 0; i < s.filters.size() && last == s.filters.size(); ++i) {
-        if (!skipped(i)) last = i;
-    }
-    // What a stage in the middle of a pipeline may decode to: its codecs' worst case (else, past a
-    // filter without one, a chunk and what encoding usually adds, or the stage's input).
-    const auto bound_of = [&](std::size_t i, std::size_t in_size) {
-        const std::size_t b = i < s.stage_bound.size() ? s.stage_bound[i] : unbounded;
-        return b != unbounded ? b : std::max(s.chunk_bytes + s.chunk_bytes / 8 + 65536, in_size);
-    };
-    std::vector<unsigned char>* cur = &buf.a;
-    std::vector<unsigned char>* other = &buf.b;
-    const unsigned char* in = input != nullptr ? input : cur->data();
-    std::size_t size = stored;
-    try {
-        for (std::size_t i = s.filters.size(); i-- > 0;) {
-            if (skipped(i)) continue;  // skipped for this chunk when written
-            const filter_step& f = s.filters[i];
-            const bool final = into != nullptr && i == last;
-            if (f.plugin != nullptr) {  // an installed plugin's decode, in this thread
-                const std::size_t cap = final ? s.chunk_bytes : bound_of(i, size);
-                if (!final) grow(*other, cap, s);
-                unsigned char* dst = final ? into : other->data();
-                size = plugin_decode(f.plugin, f.cd, in, size, dst, cap);
-                in = dst;
-                if (!final) std::swap(cur, other);
-                continue;
-            }
-            const codec& c = *f.decoder;
-            if (c.trim != nullptr) {  // checks and drops a suffix (fletcher32): the bytes stay
-                size = c.trim(f.cd, in, size);
-                if (final) {
-                    if (size != s.chunk_bytes) break;  // reported below, nothing written
-                    std::memcpy(into, in, size);
-                    in = into;
-                }
-                continue;
-            }
-            std::size_t cap = s.chunk_bytes;
-            if (!final) {
-                const std::size_t stated = c.stated_size(f.cd, in, size);
-                cap = bound_of(i, size);
-                if (stated > 0) cap = std::min(stated, cap);
-                grow(*other, cap, s);
-            }
-            unsigned char* dst = final ? into : other->data();
-            size = c.decode(f.cd, in, size, dst, cap);
-            in = dst;
-            if (!final) std::swap(cur, other);
-        }
-    } catch (const std::runtime_error& e) {
-        s.fail("chunk at " + box_text(offset, s.dims.size()) + ": " + e.what());
-    }
-    if (size != s.chunk_bytes) {
-        s.fail("chunk at " + box_text(offset, s.dims.size()) + " holds " + std::to_string(size) + " bytes, not " +
-               std::to_string(s.chunk_bytes) + " (corrupted?)");
-    }
-    return in;
-}
-
-/// The most bytes a stored chunk of this dataset holds (its pipeline's worst case).
-inline std::size_t max_stored_of(const dataset_state& s) {
-    return s.stage_bound.empty() ? unbounded : s.stage_bound.back();
 }
 
 /// What a read does with one chunk its box touches.
@@ -137,6 +73,7 @@ struct chunk_plan {
     std::vector<chunk_location> locations;
     std::vector<chunk_action> actions;
     bool direct = false;  // whole rows of T's own representation: bytes land in the output as they are
+    bool swapped = false;  // whole rows of T in the other byte order: shuffled chunks unshuffled into it, swapped
     bool mapped = false;  // unfiltered pieces copied from mappings of the file (a large output)
     bool through_hdf5 = false;  // the chunks cannot be located here: H5Dread reads the box
     std::size_t ways = 0;     // chunks woven side by side (0: none)
@@ -193,6 +130,7 @@ inline bool locate_from_index(const dataset_state& s, chunk_plan& p) {
 struct output_ops {
     std::size_t size = 0;  ///< sizeof(T)
     bool (*same_representation)(const element_type&) = nullptr;
+    bool (*swapped_representation)(const element_type&) = nullptr;
     void (*fill)(const dataset_state&, const std::size_t* lo, const std::size_t* hi, unsigned char* out,
                  const std::size_t* out_shape, const std::size_t* out_lo) = nullptr;
     void (*place)(const dataset_state&, scratch&, const unsigned char* src, const std::size_t* src_shape,
@@ -208,6 +146,7 @@ template <class T>
 inline constexpr output_ops output_ops_of{
     sizeof(T),
     [](const element_type& t) { return same_representation<T>(t); },
+    [](const element_type& t) { return swapped_representation<T>(t); },
     [](const dataset_state& s, const std::size_t* lo, const std::size_t* hi, unsigned char* out,
        const std::size_t* out_shape, const std::size_t* out_lo) {
         fill_absent<T>(s, lo, hi, reinterpret_cast<T*>(out), out_shape, out_lo);
@@ -284,6 +223,7 @@ inline chunk_plan plan_chunks(const dataset_state& s, const std::size_t* lo, con
     for (std::size_t d = 1; d < n; ++d)
         whole_rows = whole_rows && s.chunk[d] == s.dims[d] && lo[d] == 0 && hi[d] == s.dims[d];
     p.direct = whole_rows && t.same_representation(s.type);
+    p.swapped = whole_rows && t.swapped_representation(s.type);
     for (std::size_t d = 1; d < n; ++d) p.out_row *= p.out_shape[d];
     std::size_t out_bytes = t.size;
     for (std::size_t d = 0; d < n; ++d) out_bytes *= p.out_shape[d];
@@ -343,6 +283,8 @@ inline void run_plan(const dataset_state& s, const chunk_plan& p, const output_o
         }
     };
     std::size_t merged_until = 0;  // chunks before this one were read with an earlier one
+    std::size_t staged_until = 0;  // chunks before this one (from a run's first) lie in buf.run
+    std::uint64_t staged_from = 0;  // the file address of buf.run's first byte
     for (std::size_t k = 0; k < p.locations.size(); ++k) {
         if (k < merged_until) {
             next_chunk();
@@ -439,13 +381,49 @@ inline void run_plan(const dataset_state& s, const chunk_plan& p, const output_o
                        " bytes, more than its filters make of " + std::to_string(s.chunk_bytes) + " at worst (" +
                        std::to_string(max_stored_of(s)) + "; corrupted?)");
             case chunk_action::decode: {
-                grow(buf.a, static_cast<std::size_t>(loc.size), s);
-                pread_all(s, loc.fd, loc.address, buf.a.data(), static_cast<std::size_t>(loc.size), what);
-                // A whole chunk that lands as it is in the output is decoded straight into it.
-                const bool whole_chunk = p.direct && rel_lo[0] == 0 && rel_hi[0] == s.chunk[0];
+                if (k >= staged_until) {
+                    // Filtered chunks after this one in the grid that follow it in the file too
+                    // (written in order; gaps up to coalesce_gap_bytes read and skipped): one
+                    // pread for the run, at most coalesce_most_bytes.
+                    std::uint64_t end = loc.address + loc.size;
+                    std::size_t last = k;
+                    while (last + 1 < p.locations.size() && p.actions[last + 1] == chunk_action::decode) {
+                        const chunk_location& next = p.locations[last + 1];
+                        if (next.fd != loc.fd || next.address < end || next.address - end > coalesce_gap_bytes ||
+                            next.address + next.size - loc.address > coalesce_most_bytes) {
+                            break;
+                        }
+                        end = next.address + next.size;
+                        ++last;
+                    }
+                    if (last > k) {
+                        const auto run = static_cast<std::size_t>(end - loc.address);
+                        grow(buf.run, run, s);
+                        ++thread_preads();
+                        const std::ptrdiff_t got =
+                            chunkwise::detail::posix::pread_full(loc.fd, buf.run.data(), run, loc.address);
+                        if (got == static_cast<std::ptrdiff_t>(run)) {  // else each alone, which names the one failing
+                            chunkwise::detail::thread_read_bytes += static_cast<double>(run);
+                            staged_from = loc.address;
+                            staged_until = last + 1;
+                        }
+                    }
+                }
+                const unsigned char* input = nullptr;
+                if (k < staged_until) {
+                    input = buf.run.data() + (loc.address - staged_from);
+                } else {
+                    grow(buf.a, static_cast<std::size_t>(loc.size), s);
+                    pread_all(s, loc.fd, loc.address, buf.a.data(), static_cast<std::size_t>(loc.size), what);
+                }
+                // A whole chunk that lands as it is in the output is decoded straight into it; so is
+                // one in the other byte order whose last filter is a shuffle (swapped as unshuffled).
+                const bool whole = rel_lo[0] == 0 && rel_hi[0] == s.chunk[0];
+                const bool swapped = p.swapped && whole && unshuffles_last(s, loc.mask);
+                const bool whole_chunk = (p.direct && whole) || swapped;
                 unsigned char* into = whole_chunk ? out + dst_lo[0] * p.out_row * t.size : nullptr;
-                const unsigned char* bytes =
-                    decode_chunk(s, buf, static_cast<std::size_t>(loc.size), loc.mask, off.data(), into);
+                const unsigned char* bytes = decode_chunk(s, buf, static_cast<std::size_t>(loc.size), loc.mask,
+                                                          off.data(), into, input, swapped);
                 if (!whole_chunk) {
                     t.place(s, buf, bytes, s.chunk.data(), rel_lo.data(), rel_hi.data(), out, p.out_shape.data(),
                                  dst_lo.data());
