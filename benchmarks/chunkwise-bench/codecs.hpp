@@ -3,18 +3,25 @@
 // the codec alone and HDF5 itself, in one run:
 //
 //   chunkwise-bench codecs --file FILE.h5 [--dataset PATH] [--threads 1,2] [--repeats 3] [--block-mib 4]
+//                          [--json]
 //
 // Prints, in seconds (each reader once per round, R rounds after a warm-up round, the best round
 // of each; page cache warm), with the CPU:
 //   decode alone   every stored chunk (read into memory first) decoded by chunkwise's codec for the
-//                  filter, 1 thread: the codec library's own decode (LZ4, Zstandard, Blosc, bzip2)
-//                  or chunkwise's (LZF, bitshuffle) plus size checks; no I/O, no HDF5
+//                  filter, at each thread count at once (the decode floor, decode_floor.hpp): the
+//                  codec library's own decode (LZ4, Zstandard, Blosc, bzip2) or chunkwise's (LZF,
+//                  bitshuffle) plus size checks; no I/O, no HDF5
+//   pread floor    the stored bytes of the same blocks read with plain pread (floor.hpp), at each
+//                  thread count; and the floor of the read, pread + decode, at each thread count
 //   HDF5 C loop    H5Dread of each chunk's rows into one buffer, 1 thread (through the installed
 //                  plugin; left out where none is installed)
 //   chunkwise      map_blocks over h5::partition(ds, block_bytes{4 MiB}) read into reused buffers
-//                  at each thread count: x of decode alone, and the speedup over 1 thread
+//                  at each thread count: x of the floor at that count, x of decode alone at 1
+//                  thread times the threads, and the speedup over 1 thread
 #include "../common/cli.hpp"
 #include "../common/io.hpp"
+#include "decode_floor.hpp"
+#include "floor.hpp"
 #include "read.hpp"
 
 #include <chunkwise/bench/machine.hpp>
@@ -25,6 +32,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <memory>
 #include <stdexcept>
@@ -35,7 +43,7 @@
 namespace bench_codecs {
 
 inline int cmd_codecs(int argc, char** argv) {
-    bench_cli::args a(argc, argv, 2, {"file", "dataset", "threads", "repeats", "block-mib"}, {});
+    bench_cli::args a(argc, argv, 2, {"file", "dataset", "threads", "repeats", "block-mib"}, {"json"});
     const std::filesystem::path file = a.required("file");
     const std::string path = a.text("dataset", "/data");
     const auto threads = a.counts("threads", {1, 2}, 1);
@@ -44,20 +52,18 @@ inline int cmd_codecs(int argc, char** argv) {
     if (std::find(threads.begin(), threads.end(), std::size_t{1}) == threads.end())
         throw std::invalid_argument("--threads: must include 1 (the speedups are against 1 thread)");
 
-    const bench_read::stored_chunks raw = bench_read::load_stored(file, path);
+    // The filters' own decoders, chunk by chunk from memory (the dataset's pipeline, as reads run
+    // it), and the pread floor of the blocks chunkwise reads, at each thread count.
+    bench_floor::decode_floor decoders(file, path);
+    const bench_floor::stored_chunks& raw = decoders.chunks();
     chunkwise::h5::dataset ds(file, path);
     const auto blocks = chunkwise::h5::partition(ds, chunkwise::h5::block_bytes{block});
-    std::size_t stored = 0;
-    for (const auto& b : raw.bytes) stored += b.size();
-
-    // The filters' own decoders, chunk by chunk from memory (the dataset's pipeline, as reads run it).
-    std::vector<unsigned char> out(raw.chunk_bytes);
-    const auto decode_all = [&] {
-        for (std::size_t k = 0; k < raw.bytes.size(); ++k) {
-            if (chunkwise::h5::decode_chunk(ds, raw.bytes[k], raw.masks[k], out) != raw.chunk_bytes)
-                throw std::runtime_error("a chunk decodes to another size");
-        }
-    };
+    bench_floor::floor_reader preads(file, path, blocks);
+    for (std::size_t n : threads) {
+        decoders.prepare(n);
+        preads.prepare(n);
+    }
+    const std::size_t stored = decoders.stored_bytes();
     const std::vector<std::size_t> shape = ds.shape(), chunk = ds.chunk_shape().value_or(shape);
     std::size_t row_elements = 1;
     for (std::size_t d = 1; d < shape.size(); ++d) row_elements *= shape[d];
@@ -99,13 +105,16 @@ inline int cmd_codecs(int argc, char** argv) {
         }
     }
     bench_read::round_robin rounds;
-    const std::size_t i_alone = rounds.add(decode_all);
-    std::vector<std::size_t> i_cw;
-    for (std::size_t k = 0; k < threads.size(); ++k) i_cw.push_back(rounds.add([&, k] { pass(*pools[k]); }));
+    std::vector<std::size_t> i_cw, i_decode, i_pread;
+    for (std::size_t k = 0; k < threads.size(); ++k) {
+        i_decode.push_back(rounds.add([&, k] { decoders.pass(threads[k]); }));
+        i_pread.push_back(rounds.add([&, k] { preads.pass(threads[k]); }));
+        i_cw.push_back(rounds.add([&, k] { pass(*pools[k]); }));
+    }
     const std::size_t i_c = have_plugin ? rounds.add(c_loop) : 0;
     rounds.run(repeats);
-    const double alone = rounds.best(i_alone);
     const std::size_t k1 = static_cast<std::size_t>(std::find(threads.begin(), threads.end(), 1) - threads.begin());
+    const double alone = rounds.best(i_decode[k1]);
 
     std::string filters;
     for (const std::string& f : ds.filters()) filters += (filters.empty() ? "" : " + ") + f;
@@ -115,16 +124,68 @@ inline int cmd_codecs(int argc, char** argv) {
                 static_cast<double>(raw.chunk_bytes * raw.bytes.size()) / (1 << 20), repeats);
     std::printf("# CPU: %s\n", chunkwise::bench::machine_info::here().text().c_str());
     std::printf("decoded in the worker: %s\n", ds.decodes_in_worker<float>() ? "yes" : "no (H5Dread under the lock)");
-    std::printf("%-40s %9.4f s\n", "decode alone (codec, from memory), 1 thread", alone);
+    // The values chunkwise read, on the most threads, against the stored chunks decoded alone:
+    // where chunks hold whole rows of little-endian float32, the dataset is its decoded chunks in
+    // order. A wrong value fails the run (exit status 1).
+    int status = 0;
+    bool whole_rows = ds.type_name() == "32-bit float, little-endian";
+    for (std::size_t d = 1; d < shape.size(); ++d) whole_rows = whole_rows && chunk[d] == shape[d];
+    whole_rows = whole_rows && raw.bytes.size() == (shape[0] + chunk[0] - 1) / chunk[0];
+    if (whole_rows) {
+        std::vector<float> got(shape[0] * row_elements);
+        (void)chunkwise::gather(*pools.back(), chunkwise::map_blocks(*pools.back(), blocks, [&](const chunkwise::block& b) {
+                                    ds.read_into(b, std::span<float>(got.data() + b.begin * row_elements, b.size() * row_elements));
+                                    return 0;
+                                }));
+        std::vector<unsigned char> one(raw.chunk_bytes);
+        const auto* bytes = reinterpret_cast<const unsigned char*>(got.data());
+        const std::size_t total = got.size() * sizeof(float);
+        bool same = true;
+        for (std::size_t k = 0; k < raw.bytes.size() && same; ++k) {
+            (void)chunkwise::h5::decode_chunk(ds, raw.bytes[k], raw.masks[k], one);
+            const std::size_t at = k * raw.chunk_bytes, n = std::min(raw.chunk_bytes, total - at);
+            same = std::memcmp(bytes + at, one.data(), n) == 0;
+        }
+        std::printf("same values as its chunks decoded alone (%zu threads): %s\n", threads.back(),
+                    same ? "yes, bit for bit" : "NO");
+        if (!same) status = 1;
+    }
+    char label[64];
+    std::vector<double> floor_seconds;
+    for (std::size_t k = 0; k < threads.size(); ++k) {
+        const char* s = threads[k] == 1 ? "" : "s";
+        const double d = rounds.best(i_decode[k]), p = rounds.best(i_pread[k]);
+        floor_seconds.push_back(d + p);
+        std::snprintf(label, sizeof label, "decode alone, %zu thread%s", threads[k], s);
+        std::printf("%-40s %9.4f s  (%.2fx of 1 thread; codec, from memory)\n", label, d, alone / d);
+        std::snprintf(label, sizeof label, "pread floor, %zu thread%s", threads[k], s);
+        std::printf("%-40s %9.4f s  (the stored bytes of the same blocks)\n", label, p);
+        std::snprintf(label, sizeof label, "floor, %zu thread%s (pread + decode)", threads[k], s);
+        std::printf("%-40s %9.4f s\n", label, d + p);
+    }
     if (have_plugin) std::printf("%-40s %9.4f s  (H5Dread of each chunk's rows)\n", "HDF5 C loop, 1 thread", rounds.best(i_c));
     for (std::size_t k = 0; k < threads.size(); ++k) {
-        char label[64];
         std::snprintf(label, sizeof label, "chunkwise, %zu thread%s", threads[k], threads[k] == 1 ? "" : "s");
         const double t = rounds.best(i_cw[k]);
-        std::printf("%-40s %9.4f s  (%.2fx of decode alone; %.2fx of 1 thread)\n", label, t, t * static_cast<double>(threads[k]) / alone,
-                    rounds.best(i_cw[k1]) / t);
+        std::printf("%-40s %9.4f s  (%.2fx of the floor; %.2fx of decode alone; %.2fx of 1 thread)\n", label, t,
+                    t / floor_seconds[k], t * static_cast<double>(threads[k]) / alone, rounds.best(i_cw[k1]) / t);
     }
-    return 0;
+    if (a.flag("json")) {
+        std::string j = "json {\"file\": \"" + file.filename().string() + "\", \"filters\": \"" + filters + "\", \"threads\": [";
+        std::string cw, dec, pre;
+        for (std::size_t k = 0; k < threads.size(); ++k) {
+            const char* sep = k ? ", " : "";
+            j += sep + std::to_string(threads[k]);
+            cw += sep + std::to_string(rounds.best(i_cw[k]));
+            dec += sep + std::to_string(rounds.best(i_decode[k]));
+            pre += sep + std::to_string(rounds.best(i_pread[k]));
+        }
+        j += "], \"chunkwise\": [" + cw + "], \"decode_floor\": [" + dec + "], \"pread_floor\": [" + pre + "]";
+        j += ", \"stored_mib\": " + std::to_string(static_cast<double>(stored) / (1 << 20));
+        j += std::string(", \"same_values\": ") + (!whole_rows ? "null" : status == 0 ? "true" : "false") + "}";
+        std::printf("%s\n", j.c_str());
+    }
+    return status;
 }
 
 }  // namespace bench_codecs

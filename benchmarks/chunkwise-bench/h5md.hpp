@@ -189,14 +189,22 @@ inline void write_metadata(const std::filesystem::path& file, std::size_t atoms,
 }  // namespace h5md_io
 
 /// Writes the trajectory into `out` (replacing it) with `threads` workers; returns its chunk
-/// shape (empty: contiguous).
+/// shape (empty: contiguous). A `codec` (h5::write_options::codec: "lz4", "zstd", "bzip2",
+/// "blosc", "blosc:zstd", ...) compresses the chunks of layout chunk1 with it.
 inline std::vector<std::size_t> generate(const std::filesystem::path& out, const std::string& layout, std::size_t atoms,
-                                         std::size_t frames, std::size_t threads) {
+                                         std::size_t frames, std::size_t threads, const std::string& codec = {}) {
     namespace h5 = chunkwise::h5;
     if (std::find(layouts().begin(), layouts().end(), layout) == layouts().end()) {
         throw std::invalid_argument("--layout: '" + layout + "' is not one of chunk1, contig, auto, gzip1, shgzip1");
     }
     if (atoms == 0 || frames == 0) throw std::invalid_argument("--atoms and --frames must be at least 1");
+    if (!codec.empty()) {
+        if (layout != "chunk1") throw std::invalid_argument("--codec: only with --layout chunk1, not " + layout);
+        h5::write_options o;
+        o.chunk = {1, atoms, 3};
+        o.codec = codec;
+        if (const std::string why = h5::codec_problem(o); !why.empty()) throw std::invalid_argument("--codec: " + why);
+    }
     std::error_code ec;
     std::filesystem::remove(out, ec);
     const std::vector<std::size_t> shape{frames, atoms, 3};
@@ -244,6 +252,7 @@ inline std::vector<std::size_t> generate(const std::filesystem::path& out, const
         opt.chunk = layout == "auto" ? h5py_auto_chunk(shape, 4) : std::vector<std::size_t>{1, atoms, 3};
         opt.deflate = layout == "gzip1" || layout == "shgzip1" ? 1 : 0;
         opt.shuffle = layout == "shgzip1";
+        opt.codec = codec;
         chunk = opt.chunk;
         h5::chunk_writer<float> writer(out, positions_path, shape, opt);
         const std::size_t rows = std::max<std::size_t>(1, (8u << 20) / (frame_values * 4));

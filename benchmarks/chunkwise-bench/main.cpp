@@ -1,6 +1,7 @@
 // chunkwise-bench: the strong-scaling suite.
 //
 //   chunkwise-bench generate --layout chunk1|contig|auto|gzip1|shgzip1 --atoms A --frames F --out FILE.h5
+//                            [--codec lz4|zstd|bzip2|blosc|blosc:NAME]
 //   chunkwise-bench rmsd --file FILE.h5 --threads 1,2,4 --repeats R --out DIR
 //   chunkwise-bench synthetic --serial-fraction S --threads 1,2 --repeats R --out DIR
 //   chunkwise-bench merge --out DIR RUN_DIR...
@@ -67,7 +68,7 @@ constexpr const char* usage =
     "usage:\n"
     "  chunkwise-bench generate --layout chunk1|contig|auto|gzip1|shgzip1 [--atoms 111815] [--frames 800] --out "
     "FILE.h5\n"
-    "                           [--threads N]\n"
+    "                           [--threads N] [--codec lz4|zstd|bzip2|blosc|blosc:NAME (with chunk1)]\n"
     "  chunkwise-bench rmsd --file FILE.h5 [--dataset PATH] [--threads 1,2,4] [--repeats 3] [--warmup 1] --out DIR\n"
     "                       [--every 200] [--block-mib 8] [--mode threads|mpi]\n"
     "  chunkwise-bench synthetic --serial-fraction S [--seconds 0.4] [--blocks 64] [--threads 1,2] [--repeats 3]\n"
@@ -80,8 +81,9 @@ constexpr const char* usage =
     "  chunkwise-bench select --file FILE.h5 [--dataset PATH] [--select 564] [--stride 16] [--threads 1,2]\n"
     "                         [--repeats 3] [--block-mib 4]\n"
     "  chunkwise-bench first-read --file FILE.h5 [--dataset /data] [--threads 1,2] [--repeats 3] [--block-mib 4]\n"
-    "                             [--make ROWSxCOLS [--gzip]]\n"
+    "                             [--make ROWSxCOLS [--gzip] [--index TYPE]] [--json]\n"
     "  chunkwise-bench codecs --file FILE.h5 [--dataset /data] [--threads 1,2] [--repeats 3] [--block-mib 4]\n"
+    "                         [--json]\n"
     "  chunkwise-bench zarr --store DIR [--threads 1,2] [--repeats 3] [--block-mib 4]\n"
     "  chunkwise-bench zarr-write --store DIR --out DIR [--threads 1,2] [--repeats 3] [--codec zstd] [--level L]\n"
     "                             [--shuffle] [--format 2|3] [--shard-rows N] [--mode threads|mpi]\n"
@@ -127,13 +129,14 @@ void finish_report(const bench::scaling_report& report, const fs::path& dir, con
 // ---- generate ----
 
 int cmd_generate(int argc, char** argv) {
-    bench_cli::args a(argc, argv, 2, {"layout", "atoms", "frames", "out", "threads"}, {});
+    bench_cli::args a(argc, argv, 2, {"layout", "atoms", "frames", "out", "threads", "codec"}, {});
     const std::string layout = a.required("layout");
     const std::size_t atoms = a.count("atoms", 111815, 1), frames = a.count("frames", 800, 1);
     const fs::path out = a.required("out");
     const std::size_t threads = a.count("threads", chunkwise::thread_policy::default_workers(), 1);
     const auto t0 = chunkwise::clock::now();
-    const auto chunk = bench_h5md::generate(out, layout, atoms, frames, threads);
+    const std::string codec = a.text("codec", "");
+    const auto chunk = bench_h5md::generate(out, layout, atoms, frames, threads, codec);
     std::string c = chunk.empty() ? "contiguous" : "chunks (";
     for (std::size_t d = 0; d < chunk.size(); ++d) c += (d ? ", " : "") + std::to_string(chunk[d]);
     if (!chunk.empty()) c += ")";
@@ -141,7 +144,8 @@ int cmd_generate(int argc, char** argv) {
                 atoms, static_cast<double>(frames * atoms * 12) / (1 << 20), c.c_str(),
                 layout == "gzip1"     ? " + gzip 1"
                 : layout == "shgzip1" ? " + shuffle + gzip 1"
-                                      : "",
+                : codec.empty()       ? ""
+                                      : (" + " + codec).c_str(),
                 chunkwise::seconds_since(t0));
     return 0;
 }

@@ -11,12 +11,15 @@
 //   floor      the pread floor (floor.hpp): the same stored bytes chunkwise reads, at the same file
 //              offsets, with plain pread into buffers allocated and touched once, at each thread
 //              count with 4 MiB blocks and at 1 thread with 128 MiB blocks
+//   decode     (filtered files) the decode floor (decode_floor.hpp): the dataset's pipeline (shuffle
+//              included) on every stored chunk from memory, at each thread count; and the floor of
+//              the read alone, pread + decode, at each thread count
 //   inflate    (deflate-filtered files) libdeflate inflate of every chunk alone, from memory, 1 thread
 //   c_loop     the same RMSD with plain HDF5: H5Dread of each chunk's frames (contiguous: of each
 //              block's frames) into one reused buffer, 1 thread
 //   chunkwise  map_blocks over h5::partition(ds, block_bytes{4 MiB}) read into read_buffers, at each
 //              thread count; and 1 thread with 128 MiB blocks; and the same reads without the RMSD
-//              (the read alone), each also as "x of floor"
+//              (the read alone), each also as "x of floor" (pread + decode where filtered)
 //   lock       of the read alone at each thread count: seconds waiting for and holding a lock of
 //              the read path, their share of the read time, and the Amdahl bound the held share
 //              implies at 16, 64 and 1024 workers
@@ -24,6 +27,7 @@
 //              its bound workers x (block + 2 chunks) + 64 MiB; and the RSS after the pass
 // --json adds one line "json {...}" with every figure (benchmarks/read-layouts.py reads it).
 #include "../common/cli.hpp"
+#include "decode_floor.hpp"
 #include "floor.hpp"
 #include "h5md.hpp"
 #include "rmsd_workload.hpp"
@@ -130,53 +134,8 @@ inline bool reset_peak_rss() {
     return static_cast<bool>(out);
 }
 
-/// Every stored chunk of a dataset (1 filter mask each), in memory.
-struct stored_chunks {
-    std::vector<std::vector<unsigned char>> bytes;
-    std::vector<std::uint32_t> masks;
-    std::size_t chunk_bytes = 0;
-};
-
-inline stored_chunks load_stored(const std::filesystem::path& file, const std::string& path) {
-    chunkwise::h5::library_lock lock;
-    stored_chunks s;
-    const hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
-    if (f < 0) throw std::runtime_error("H5Fopen " + file.string() + " failed");
-    const hid_t d = H5Dopen2(f, path.c_str(), H5P_DEFAULT);
-    const hid_t space = H5Dget_space(d);
-    const int rank = H5Sget_simple_extent_ndims(space);
-    std::vector<hsize_t> dims(static_cast<std::size_t>(rank)), chunk(dims.size()), at(dims.size(), 0);
-    H5Sget_simple_extent_dims(space, dims.data(), nullptr);
-    const hid_t dcpl = H5Dget_create_plist(d);
-    if (H5Pget_layout(dcpl) != H5D_CHUNKED) throw std::invalid_argument(path + " is not chunked");
-    H5Pget_chunk(dcpl, rank, chunk.data());
-    const hid_t type = H5Dget_type(d);
-    s.chunk_bytes = H5Tget_size(type);
-    for (hsize_t c : chunk) s.chunk_bytes *= static_cast<std::size_t>(c);
-    H5Tclose(type);
-    bool more = !dims.empty() && dims[0] > 0;
-    while (more) {
-        hsize_t size = 0;
-        if (H5Dget_chunk_storage_size(d, at.data(), &size) >= 0 && size > 0) {
-            std::vector<unsigned char> b(static_cast<std::size_t>(size));
-            std::uint32_t mask = 0;
-            if (H5Dread_chunk(d, H5P_DEFAULT, at.data(), &mask, b.data()) < 0) throw std::runtime_error("H5Dread_chunk failed");
-            s.bytes.push_back(std::move(b));
-            s.masks.push_back(mask);
-        }
-        for (std::size_t k = dims.size(); k-- > 0;) {
-            at[k] += chunk[k];
-            if (at[k] < dims[k]) break;
-            at[k] = 0;
-            if (k == 0) more = false;
-        }
-    }
-    H5Pclose(dcpl);
-    H5Sclose(space);
-    H5Dclose(d);
-    H5Fclose(f);
-    return s;
-}
+using bench_floor::load_stored;
+using bench_floor::stored_chunks;
 
 /// What plain HDF5 sees of the dataset, and the C loop over it.
 struct plain_hdf5 {
@@ -322,10 +281,6 @@ inline int cmd_read(int argc, char** argv) {
 
     // The stored chunks for the inflate floor, with plain HDF5 before chunkwise opens the file.
     const plain_hdf5 plain = plain_hdf5::inspect(file, path);
-    std::vector<std::vector<unsigned char>> raw;
-    if (plain.deflate) raw = load_stored(file, path).bytes;
-    std::size_t raw_bytes = 0;
-    for (const auto& r : raw) raw_bytes += r.size();
     std::size_t per_read = plain.chunk.empty() ? 0 : static_cast<std::size_t>(plain.chunk[0]);
     const std::size_t frame_bytes = static_cast<std::size_t>(plain.dims[1] * plain.dims[2]) * 4;
     if (per_read == 0) per_read = std::max<std::size_t>(1, block / frame_bytes);  // contiguous: a block's frames
@@ -334,6 +289,14 @@ inline int cmd_read(int argc, char** argv) {
     bench_floor::floor_reader floor_small(file, path, small.block_list()), floor_big(file, path, large.block_list());
     for (std::size_t n : threads) floor_small.prepare(n);
     floor_big.prepare(1);
+    // The decode floor (decode_floor.hpp) of a filtered dataset, at each thread count; its stored
+    // chunks are the inflate figure's too.
+    std::unique_ptr<bench_floor::decode_floor> decoders;
+    if (!chunkwise::h5::dataset(file, path).filters().empty()) {
+        decoders = std::make_unique<bench_floor::decode_floor>(file, path);
+        for (std::size_t n : threads) decoders->prepare(n);
+    }
+    const std::size_t raw_bytes = decoders ? decoders->stored_bytes() : 0;
     std::vector<std::unique_ptr<chunkwise::thread_policy>> pools;
     for (std::size_t n : threads) pools.push_back(std::make_unique<chunkwise::thread_policy>(n));
     chunkwise::thread_policy one(1);  // the calling thread alone: no pool thread
@@ -343,10 +306,14 @@ inline int cmd_read(int argc, char** argv) {
     std::vector<double> c_values, cw_values;
     round_robin rounds;
     const std::size_t i_cat = rounds.add([&] { cat_file(file); });
-    const std::size_t i_inflate = plain.deflate ? rounds.add([&] { inflate_all(raw, plain.chunk_bytes); }) : 0;
+    const std::size_t i_inflate = plain.deflate ? rounds.add([&] { inflate_all(decoders->chunks().bytes, plain.chunk_bytes); }) : 0;
     std::vector<std::size_t> i_floor;
     for (std::size_t n : threads) i_floor.push_back(rounds.add([&, n] { floor_small.pass(n); }));
     const std::size_t i_floor_big = rounds.add([&] { floor_big.pass(1); });
+    std::vector<std::size_t> i_decode;
+    for (std::size_t n : threads) {
+        if (decoders) i_decode.push_back(rounds.add([&, n] { decoders->pass(n); }));
+    }
     const std::size_t i_c = rounds.add([&] { c_values = plain_hdf5::rmsd(file, path, every, per_read); });
     std::vector<std::size_t> i_cw, i_alone;
     for (std::size_t k = 0; k < threads.size(); ++k) {
@@ -360,13 +327,18 @@ inline int cmd_read(int argc, char** argv) {
     }
     const std::size_t i_read_big = rounds.add([&] { (void)chunkwise::gather(one, large.read_only(one)); });
     rounds.run(repeats);
-    std::vector<std::vector<unsigned char>>().swap(raw);
     const double cat = rounds.best(i_cat), c_loop = rounds.best(i_c);
     const double inflate = plain.deflate ? rounds.best(i_inflate) : std::nan("");
     std::vector<double> cw_seconds, alone, floor_seconds;
     for (std::size_t i : i_cw) cw_seconds.push_back(rounds.best(i));
     for (std::size_t i : i_alone) alone.push_back(rounds.best(i));
     for (std::size_t i : i_floor) floor_seconds.push_back(rounds.best(i));
+    // The floor of the read alone at each thread count: the pread floor, plus the decode floor
+    // where the chunks are filtered.
+    std::vector<double> decode_seconds, both;
+    for (std::size_t i : i_decode) decode_seconds.push_back(rounds.best(i));
+    for (std::size_t i = 0; i < threads.size(); ++i)
+        both.push_back(floor_seconds[i] + (decoders ? decode_seconds[i] : 0.0));
     const double big_seconds = rounds.best(i_big), read_big = rounds.best(i_read_big),
                  floor_big_seconds = rounds.best(i_floor_big);
     const std::size_t k1 = static_cast<std::size_t>(std::find(threads.begin(), threads.end(), 1) - threads.begin());
@@ -380,6 +352,7 @@ inline int cmd_read(int argc, char** argv) {
     pools.clear();
     floor_small.release();
     floor_big.release();
+    if (decoders) decoders->release();
 
     double peak = 0, bound = 0, after = 0;
     const double before_big = status_mib("VmRSS");
@@ -426,6 +399,15 @@ inline int cmd_read(int argc, char** argv) {
     std::snprintf(label, sizeof label, "pread floor, 1 thread, %zu MiB blocks", big >> 20);
     std::printf("%-46s %9.4f s  (%.2fx of %zu MiB blocks)\n", label, floor_big_seconds,
                 floor_big_seconds / floor_seconds[k1], block >> 20);
+    for (std::size_t i = 0; i < decode_seconds.size(); ++i) {
+        std::snprintf(label, sizeof label, "decode floor, %zu thread%s", threads[i], plural(threads[i]));
+        std::printf("%-46s %9.4f s  (%.2fx of 1 thread; the dataset's pipeline from memory)\n", label,
+                    decode_seconds[i], decode_seconds[k1] / decode_seconds[i]);
+    }
+    for (std::size_t i = 0; i < decode_seconds.size(); ++i) {
+        std::snprintf(label, sizeof label, "floor, %zu thread%s (pread + decode)", threads[i], plural(threads[i]));
+        std::printf("%-46s %9.4f s  (%.2fx of 1 thread)\n", label, both[i], both[k1] / both[i]);
+    }
     if (plain.deflate) {
         std::printf("%-46s %9.4f s  (%.0f MiB stored)\n",
                     (std::string(inflater_name()) + " inflate alone, 1 thread").c_str(), inflate,
@@ -445,7 +427,7 @@ inline int cmd_read(int argc, char** argv) {
         std::snprintf(label, sizeof label, "  the read alone, %zu thread%s, %zu MiB blocks", threads[i],
                       plural(threads[i]), block >> 20);
         std::printf("%-46s %9.4f s  (%.2fx of the floor; %.2fx of 1 thread, the floor %.2fx)\n", label, alone[i],
-                    alone[i] / floor_seconds[i], alone[k1] / alone[i], floor_seconds[k1] / floor_seconds[i]);
+                    alone[i] / both[i], alone[k1] / alone[i], both[k1] / both[i]);
     }
     std::snprintf(label, sizeof label, "  the read alone, 1 thread, %zu MiB blocks", big >> 20);
     std::printf("%-46s %9.4f s  (%.2fx of the floor; %.2fx of %zu MiB blocks, the floor %.2fx)\n", label, read_big,
@@ -493,11 +475,12 @@ inline int cmd_read(int argc, char** argv) {
         std::printf(
             "json {\"file\": \"%s\", \"layout\": \"%s\", \"cpu\": \"%s\", \"cat\": %.6f, \"inflate\": %s, "
             "\"c_loop\": %.6f, \"threads\": %s, \"floor\": %s, \"floor_big\": %.6f, \"chunkwise\": %s, "
-            "\"read_alone_threads\": %s, \"lock_held\": %s, \"lock_wait\": %s, \"lock_read\": %s, ",
+            "\"read_alone_threads\": %s, \"decode_floor\": %s, \"floor_sum\": %s, \"lock_held\": %s, "
+            "\"lock_wait\": %s, \"lock_read\": %s, ",
             file.filename().c_str(), chunk_text.c_str(), machine.text().c_str(), cat,
             plain.deflate ? std::to_string(inflate).c_str() : "null", c_loop, list(threads_d).c_str(),
             list(floor_seconds).c_str(), floor_big_seconds, list(cw_seconds).c_str(), list(alone).c_str(),
-            list(held).c_str(), list(wait).c_str(), list(read).c_str());
+            decoders ? list(decode_seconds).c_str() : "null", list(both).c_str(), list(held).c_str(), list(wait).c_str(), list(read).c_str());
         std::printf(
             "\"block_mib\": %zu, \"big_block_mib\": %zu, \"big_block\": %.6f, \"peak_rss_mib\": %s, "
             "\"rss_bound_mib\": %.1f, \"rss_after_mib\": %.1f, \"same_values\": %s, \"read_alone\": %.6f, "
