@@ -14,6 +14,7 @@
 #             1, 2, 4, ... up to it, and it
 # --first-rows  first-read's file: this many deflated chunks of 1 KiB (256 float32 each)
 # --json      every figure as JSON (default: DIR/many-core.json)
+# PYTHON      the Python that runs the table and h5py (default: /usr/bin/python3, else python3)
 #
 # Writes the files (chunkwise-bench generate: 4 layouts and every codec this build writes, a
 # frame per chunk; first-read's 10^5 deflated chunks of 1 KiB), then runs chunkwise-bench read,
@@ -71,7 +72,13 @@ fi
 said="$("$bench" 2>&1 || true)"
 [[ "$said" == *"chunkwise-bench first-read"* ]] ||
     fail "--bench: '$bench' does not run as chunkwise-bench; it says: $(printf '%s' "$said" | head -n 3)"
-command -v python3 >/dev/null 2>&1 || fail "python3 is needed for the table (Debian: apt-get install python3)"
+# The system's Python first (where Debian's python3-h5py is importable), else python3 on PATH.
+python="${PYTHON:-}"
+if [ -z "$python" ]; then
+    if [ -x /usr/bin/python3 ]; then python=/usr/bin/python3; else python="$(command -v python3 || true)"; fi
+fi
+[ -n "$python" ] && "$python" -c "import json" >/dev/null 2>&1 ||
+    fail "python3 is needed for the table (Debian: apt-get install python3; or set PYTHON)"
 
 # The thread counts.
 have="$(nproc)"
@@ -98,5 +105,5 @@ if [ $((free_mib + held_mib)) -lt "$need_mib" ]; then
 fi
 
 echo "# many-core suite: $bench, threads $counts, files in $dir"
-exec python3 "$here/many_core.py" --bench "$bench" --dir "$dir" --threads "$counts" --repeats "$repeats" \
+exec "$python" "$here/many_core.py" --bench "$bench" --dir "$dir" --threads "$counts" --repeats "$repeats" \
     --frames "$frames" --atoms "$atoms" --first-rows "$first_rows" --json "${json:-$dir/many-core.json}" "${extra[@]}"

@@ -15,8 +15,16 @@ bash cmake/install-debian-deps.sh test
 jobs=$(nproc)
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
+# Compilations are cached outside the clone (ccache, keyed on paths relative to the clone), so a
+# run in a fresh clone on the same machine recompiles only what changed.
+launch=()
+if command -v ccache >/dev/null 2>&1; then
+  export CCACHE_DIR="${CCACHE_DIR:-$HOME/.cache/chunkwise/ccache}" CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
+  ccache --max-size=8G >/dev/null
+  launch=(env CMAKE_CXX_COMPILER_LAUNCHER=ccache CMAKE_C_COMPILER_LAUNCHER=ccache)
+fi
 run_preset() {
-  cmake --preset "$1" >/dev/null
+  "${launch[@]}" cmake --preset "$1" >/dev/null
   cmake --build --preset "$1" -j "$jobs"
   ctest --preset "$1" -j "$jobs" 2>&1 | tee -a "$log"
 }
