@@ -385,7 +385,7 @@ inline void run_plan(const dataset_state& s, const chunk_plan& p, const output_o
                     // Filtered chunks after this one in the grid that follow it in the file too
                     // (written in order; gaps up to coalesce_gap_bytes read and skipped): one
                     // pread for the run, at most coalesce_most_bytes.
-                    std::uint64_t end = loc.address + loc.size;
+                    std::uint64_t end = loc.address + loc.size, stored = loc.size;
                     std::size_t last = k;
                     while (last + 1 < p.locations.size() && p.actions[last + 1] == chunk_action::decode) {
                         const chunk_location& next = p.locations[last + 1];
@@ -394,6 +394,7 @@ inline void run_plan(const dataset_state& s, const chunk_plan& p, const output_o
                             break;
                         }
                         end = next.address + next.size;
+                        stored += next.size;
                         ++last;
                     }
                     if (last > k) {
@@ -403,7 +404,8 @@ inline void run_plan(const dataset_state& s, const chunk_plan& p, const output_o
                         const std::ptrdiff_t got =
                             chunkwise::detail::posix::pread_full(loc.fd, buf.run.data(), run, loc.address);
                         if (got == static_cast<std::ptrdiff_t>(run)) {  // else each alone, which names the one failing
-                            chunkwise::detail::thread_read_bytes += static_cast<double>(run);
+                            // worker_stats::read_bytes: the chunks' bytes (not the gaps)
+                            chunkwise::detail::thread_read_bytes += static_cast<double>(stored);
                             staged_from = loc.address;
                             staged_until = last + 1;
                         }
