@@ -83,8 +83,7 @@ public:
     /// Makes the threads and one output buffer per thread for up to `threads`, each touched once.
     void prepare(std::size_t threads) {
         while (out_.size() < threads) out_.emplace_back(std::max<std::size_t>(raw_.chunk_bytes, 1), 1);
-        if (teams_.size() < threads) teams_.resize(threads);
-        if (!teams_[threads - 1]) teams_[threads - 1] = std::make_unique<team>(threads - 1);
+        (void)teams_.of(threads);
     }
 
     /// Decodes every stored chunk once, on `threads` threads (each a contiguous share); throws
@@ -93,7 +92,7 @@ public:
         prepare(threads);
         const std::size_t n = raw_.bytes.size();
         std::vector<int> wrong(threads, 0);
-        teams_[threads - 1]->run([&](std::size_t t) {
+        teams_.of(threads).run([&](std::size_t t) {
             for (std::size_t k = n * t / threads; k < n * (t + 1) / threads; ++k) {
                 if (chunkwise::h5::decode_chunk(ds_, raw_.bytes[k], raw_.masks[k], out_[t]) != raw_.chunk_bytes) wrong[t] = 1;
             }
@@ -124,7 +123,7 @@ private:
     stored_chunks raw_;
     chunkwise::h5::dataset ds_;
     std::vector<std::vector<unsigned char>> out_;
-    std::vector<std::unique_ptr<team>> teams_;  // teams_[n - 1]: n threads
+    teams teams_;
 };
 
 }  // namespace bench_floor

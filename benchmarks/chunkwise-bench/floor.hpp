@@ -78,6 +78,22 @@ private:
     bool stop_ = false;
 };
 
+/// One team per thread count, each made the first time it is asked for.
+class teams {
+public:
+    /// The team of `threads` threads (the calling one and threads - 1 others).
+    team& of(std::size_t threads) {
+        if (all_.size() < threads) all_.resize(threads);
+        if (!all_[threads - 1]) all_[threads - 1] = std::make_unique<team>(threads - 1);
+        return *all_[threads - 1];
+    }
+    /// Stops and joins every team's threads.
+    void clear() { all_.clear(); }
+
+private:
+    std::vector<std::unique_ptr<team>> all_;  // all_[n - 1]: n threads
+};
+
 /// The pieces of each block (blocks of rows, as h5::partition makes them) and their buffers.
 class floor_reader {
 public:
@@ -150,8 +166,7 @@ public:
     /// Makes one buffer per thread for up to `threads` threads, each touched once.
     void prepare(std::size_t threads) {
         while (buffers_.size() < threads) buffers_.emplace_back(std::max<std::size_t>(buffer_bytes_, 1), 1);
-        if (teams_.size() < threads) teams_.resize(threads);
-        if (!teams_[threads - 1]) teams_[threads - 1] = std::make_unique<team>(threads - 1);
+        (void)teams_.of(threads);
     }
 
     /// Frees the buffers (before memory is measured).
@@ -166,7 +181,7 @@ public:
         prepare(threads);
         const std::size_t n = blocks_.size();
         std::vector<int> failed(threads, 0);
-        teams_[threads - 1]->run([&](std::size_t t) {
+        teams_.of(threads).run([&](std::size_t t) {
             char* buf = buffers_[t].data();
             for (std::size_t b = n * t / threads; b < n * (t + 1) / threads; ++b) {
                 for (const piece& p : blocks_[b]) {
@@ -190,7 +205,7 @@ public:
 private:
     std::vector<std::vector<piece>> blocks_;
     std::vector<std::vector<char>> buffers_;
-    std::vector<std::unique_ptr<team>> teams_;  // teams_[n - 1]: n threads
+    teams teams_;
     std::size_t buffer_bytes_ = 0;
     int fd_ = -1;
 };
