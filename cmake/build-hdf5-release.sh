@@ -7,7 +7,8 @@
 #   bash cmake/build-hdf5-release.sh 2         # newest 2.x, where one can be fetched
 #
 # The source comes through `apt-get source` with a private apt state (deb-src lines of Debian
-# trixie, sid and experimental; nothing of the system's apt configuration changes). Only the C
+# trixie, sid and experimental, from the archive of this machine's apt configuration:
+# cmake/debian-mirror.sh; nothing of the system's apt configuration changes). Only the C
 # library is built (shared, thread-safe, zlib; no tools, tests, C++, Fortran or high-level
 # library), into $CHUNKWISE_CACHE (default ~/.cache/chunkwise)/hdf5-<version>, and reused on
 # every later run. Exit status 3: no such release can be fetched (the caller skips it).
@@ -17,9 +18,11 @@ cache=${CHUNKWISE_CACHE:-$HOME/.cache/chunkwise}
 state="$cache/apt-src"
 mkdir -p "$state/etc" "$state/lists/partial" "$state/cache/archives/partial"
 keyring=/usr/share/keyrings/debian-archive-keyring.gpg
+# The archive this machine's apt uses (a proxy or local mirror included).
+mirror=$(bash "$(dirname "$0")/debian-mirror.sh") || exit 3
 {
   for suite in trixie sid experimental; do
-    echo "deb-src [signed-by=$keyring] http://deb.debian.org/debian $suite main"
+    echo "deb-src [signed-by=$keyring] $mirror $suite main"
   done
 } > "$state/etc/sources.list"
 apt_opts=(-oDir::Etc::SourceList="$state/etc/sources.list" -oDir::Etc::SourceParts=/nonexistent

@@ -34,7 +34,7 @@ install(FILES "${PROJECT_BINARY_DIR}/chunkwiseConfig.cmake" "${PROJECT_BINARY_DI
 install(FILES "${PROJECT_SOURCE_DIR}/LICENSE" DESTINATION "${CMAKE_INSTALL_DATADIR}/doc/chunkwise")
 
 # pkg-config files for users outside CMake (docs: README "Using it in your project"):
-#   chunkwise.pc (core), chunkwise-mpi.pc and chunkwise-hdf5.pc (components). Relocatable: the
+#   chunkwise.pc (core), chunkwise-mpi.pc, chunkwise-hdf5.pc and chunkwise-zarr.pc (components). Relocatable: the
 #   prefix is found from the .pc file's own folder. MPI: compile with the MPI compiler wrapper
 #   (mpicxx); the .pc adds Boost.MPI. HDF5: requires the HDF5 pkg-config module this build used,
 #   or names the header folder and library it found by path (HDF5_ROOT).
@@ -59,15 +59,10 @@ Libs: -lboost_mpi -lboost_serialization
 ")
   list(APPEND _pc_files "${PROJECT_BINARY_DIR}/pkgconfig/chunkwise-mpi.pc")
 endif()
-if("hdf5" IN_LIST CHUNKWISE_COMPONENTS)
-  set(_pc_requires "chunkwise ${CHUNKWISE_HDF5_PKG} zlib")
-  set(_pc_cflags "")
-  set(_pc_libs "")
-  if(CHUNKWISE_HDF5_PKG STREQUAL "")
-    string(APPEND _pc_cflags " -I${CHUNKWISE_HDF5_INCLUDE_DIR}")
-    string(APPEND _pc_libs " ${CHUNKWISE_HDF5_LIBRARY}")
-  endif()
-  if(CHUNKWISE_HDF5_LIBDEFLATE)
+# The codec libraries a component decodes with (libdeflate where `libdeflate`, then `codecs`),
+# added to its .pc's Requires (pkg-config modules) or Libs, and their macros to its Cflags.
+macro(chunkwise_pc_codecs libdeflate codecs)
+  if(${libdeflate})
     string(APPEND _pc_cflags " -DCHUNKWISE_USE_LIBDEFLATE=1")
     if(TARGET PkgConfig::CHUNKWISE_LIBDEFLATE)
       string(APPEND _pc_requires " libdeflate")
@@ -76,7 +71,7 @@ if("hdf5" IN_LIST CHUNKWISE_COMPONENTS)
       string(APPEND _pc_libs " ${_pc_deflate}")
     endif()
   endif()
-  foreach(_codec IN LISTS CHUNKWISE_HDF5_CODECS)
+  foreach(_codec IN LISTS ${codecs})
     string(TOUPPER "${_codec}" _upper)
     string(APPEND _pc_cflags " -DCHUNKWISE_USE_${_upper}=1")
     list(GET CHUNKWISE_CODEC_${_codec} 0 _module)
@@ -93,6 +88,16 @@ if("hdf5" IN_LIST CHUNKWISE_COMPONENTS)
       string(APPEND _pc_cflags " -I${_dir}")
     endif()
   endforeach()
+endmacro()
+if("hdf5" IN_LIST CHUNKWISE_COMPONENTS)
+  set(_pc_requires "chunkwise ${CHUNKWISE_HDF5_PKG} zlib")
+  set(_pc_cflags "")
+  set(_pc_libs "")
+  if(CHUNKWISE_HDF5_PKG STREQUAL "")
+    string(APPEND _pc_cflags " -I${CHUNKWISE_HDF5_INCLUDE_DIR}")
+    string(APPEND _pc_libs " ${CHUNKWISE_HDF5_LIBRARY}")
+  endif()
+  chunkwise_pc_codecs(CHUNKWISE_HDF5_LIBDEFLATE CHUNKWISE_HDF5_CODECS)
   file(CONFIGURE OUTPUT "${PROJECT_BINARY_DIR}/pkgconfig/chunkwise-hdf5.pc" @ONLY CONTENT
 "${_pc_head}Name: chunkwise-hdf5
 Description: chunkwise's HDF5 component (h5::dataset, chunk-aligned reads; @CHUNKWISE_HDF5_HOW@, xtensor)
@@ -102,5 +107,20 @@ Cflags:${_pc_cflags}
 Libs:${_pc_libs}
 ")
   list(APPEND _pc_files "${PROJECT_BINARY_DIR}/pkgconfig/chunkwise-hdf5.pc")
+endif()
+if("zarr" IN_LIST CHUNKWISE_COMPONENTS)
+  set(_pc_requires "chunkwise nlohmann_json zlib")
+  set(_pc_cflags "")
+  set(_pc_libs "")
+  chunkwise_pc_codecs(CHUNKWISE_ZARR_LIBDEFLATE CHUNKWISE_ZARR_CODECS)
+  file(CONFIGURE OUTPUT "${PROJECT_BINARY_DIR}/pkgconfig/chunkwise-zarr.pc" @ONLY CONTENT
+"${_pc_head}Name: chunkwise-zarr
+Description: chunkwise's Zarr component (zarr::array, zarr::write_blocks; Zarr v2 and v3, nlohmann_json, xtensor)
+Version: @PROJECT_VERSION@
+Requires: ${_pc_requires}
+Cflags:${_pc_cflags}
+Libs:${_pc_libs}
+")
+  list(APPEND _pc_files "${PROJECT_BINARY_DIR}/pkgconfig/chunkwise-zarr.pc")
 endif()
 install(FILES ${_pc_files} DESTINATION "${CHUNKWISE_PKGCONFIG_INSTALL_DIR}")

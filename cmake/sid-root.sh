@@ -5,7 +5,8 @@
 # prove chunkwise against the next toolchains and HDF5 series. Cached in
 # $CHUNKWISE_CACHE (default ~/.cache/chunkwise)/sid-root and reused on every later run (packages
 # added to the list below are installed into it then). Needs root (chroot) and, the first time,
-# the network: about 1 GB. Exit status 3: the root cannot be made here (the caller says so and
+# the network (the Debian archive of this machine's apt configuration: cmake/debian-mirror.sh):
+# about 1 GB. Exit status 3: the root cannot be made here (the caller says so and
 # skips).
 set -euo pipefail
 cache=${CHUNKWISE_CACHE:-$HOME/.cache/chunkwise}
@@ -24,9 +25,11 @@ if [[ ! -f "$root/.chunkwise-root" ]]; then
   fi
   mkdir -p "$cache"
   rm -rf "$root.tmp"
-  echo "sid-root: making a Debian sid root in $root (about 1 GB, once)" >&2
+  # The archive this machine's apt uses (a proxy or local mirror included).
+  mirror=$(bash "$(dirname "$0")/debian-mirror.sh") || exit 3
+  echo "sid-root: making a Debian sid root in $root from $mirror (about 1 GB, once)" >&2
   if ! debootstrap --variant=minbase --include="$(IFS=,; echo "${pkgs[*]}")" sid "$root.tmp" \
-      http://deb.debian.org/debian >"$cache/sid-root.log" 2>&1; then
+      "$mirror" >"$cache/sid-root.log" 2>&1; then
     echo "sid-root: debootstrap failed (offline, or sid uninstallable today); see $cache/sid-root.log" >&2
     rm -rf "$root.tmp"
     exit 3

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Checks packaging/spack/packages/chunkwise/package.py without Spack: it compiles, defines class
-Chunkwise(CMakePackage), has the variants mpi and hdf5, the version of include/chunkwise/version.hpp,
-and passes the CMake options CHUNKWISE_WITH_MPI and CHUNKWISE_WITH_HDF5 from the variants.
+Chunkwise(CMakePackage), has the variants mpi, hdf5 and zarr, the version of include/chunkwise/version.hpp,
+and passes the CMake options CHUNKWISE_WITH_MPI, _HDF5 and _ZARR from the variants.
 
     python3 packaging/check_spack_package.py <source dir>
 """
@@ -25,7 +25,7 @@ def main(root):
     def first_args(name):
         return {n.args[0].value for n in calls if n.func.id == name and n.args and isinstance(n.args[0], ast.Constant)}
 
-    for v in ("mpi", "hdf5"):
+    for v in ("mpi", "hdf5", "zarr"):
         if v not in first_args("variant"):
             problems.append(f"no variant '{v}'")
     header = (root / "include" / "chunkwise" / "version.hpp").read_text()
@@ -33,7 +33,7 @@ def main(root):
     if version not in first_args("version"):
         problems.append(f"no version('{version}') (include/chunkwise/version.hpp)")
     text = path.read_text()
-    for option in ("CHUNKWISE_WITH_MPI", "CHUNKWISE_WITH_HDF5"):
+    for option in ("CHUNKWISE_WITH_MPI", "CHUNKWISE_WITH_HDF5", "CHUNKWISE_WITH_ZARR"):
         if f'define_from_variant("{option}"' not in text:
             problems.append(f"cmake_args does not set {option} from its variant")
     for p in problems:

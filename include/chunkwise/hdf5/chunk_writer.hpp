@@ -10,7 +10,6 @@
 #include <chunkwise/detail/hdf5/read/copy.hpp>
 #include <chunkwise/detail/hdf5/types.hpp>
 #include <chunkwise/detail/hdf5/write/create.hpp>
-#include <chunkwise/detail/hdf5/write/encode.hpp>
 #include <chunkwise/hdf5/error.hpp>
 #include <chunkwise/hdf5/write_options.hpp>
 

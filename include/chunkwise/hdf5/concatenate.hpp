@@ -4,7 +4,7 @@
 /// in block order. (Vectors: <chunkwise/concatenate.hpp>.)
 
 #include <chunkwise/concatenate.hpp>
-#include <chunkwise/detail/hdf5/xtensor.hpp>
+#include <chunkwise/detail/tensor/xtensor.hpp>
 
 #include <algorithm>
 #include <array>

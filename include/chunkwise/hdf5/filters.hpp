@@ -4,7 +4,7 @@
 /// (decodes it in the worker, with which library; writes it, under which option; or leaves it to
 /// HDF5), from chunkwise's one filter table. chunkwise-doctor prints it; docs/hdf5.md, "Filters".
 
-#include <chunkwise/detail/hdf5/filters/table.hpp>
+#include <chunkwise/detail/hdf5/codecs.hpp>
 
 #include <string>
 #include <vector>

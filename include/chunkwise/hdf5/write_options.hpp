@@ -1,11 +1,12 @@
 #pragma once
 /// \file
 /// `chunkwise::h5::write_options`: how h5::write, h5::write_blocks and h5::chunk_writer store a
-/// dataset (chunks, shuffle, deflate, a codec), and `h5::codec_problem`, which says why a build
-/// cannot write the options asked for. The codecs are those of chunkwise's filter table
-/// (docs/hdf5.md, "Filters").
+/// dataset (chunks, shuffle, deflate, a codec, what to do where it exists), and
+/// `h5::codec_problem`, which says why a build cannot write the options asked for. The codecs are
+/// those of chunkwise's codec floor, shared with Zarr (docs/writing.md).
 
-#include <chunkwise/detail/hdf5/filters/table.hpp>
+#include <chunkwise/detail/codecs/pipeline.hpp>
+#include <chunkwise/store.hpp>
 
 #include <cstddef>
 #include <string>
@@ -13,47 +14,31 @@
 
 namespace chunkwise::h5 {
 
-/// How `write` and `write_blocks` store a dataset.
+/// How `write`, `write_blocks` and `chunk_writer` store a dataset. The fields, their order and
+/// their defaults are those of zarr::write_options (whose format and shard follow `level`).
 struct write_options {
-    std::vector<std::size_t> chunk;  ///< chunk shape; empty: contiguous (or automatic when compressing)
-    int deflate = 0;                 ///< 0: no compression; 1-9: deflate level (chunked storage)
+    std::vector<std::size_t> chunk;  ///< chunk shape; empty: contiguous (or about 1 MiB of rows when compressing)
+    int deflate = 0;                 ///< 0: none; 1-9: deflate at this level (chunked storage)
     bool shuffle = false;            ///< byte shuffle before compressing (helps floats compress)
     /// Instead of deflate, a codec chunkwise encodes itself, chunk by chunk: "lz4" (HDF5 filter
-    /// 32004), "zstd" (32015), "bzip2" (307) or "blosc" (32001, its lz4 codec; "blosc:zstd",
-    /// "blosc:lz4hc", "blosc:zlib", "blosc:blosclz" pick another; `shuffle` is then Blosc's own).
-    /// Each needs chunkwise::hdf5 built with its library; readers need the filter's HDF5 plugin
-    /// (docs/hdf5.md, "Filters"). "" (the default): none.
+    /// 32004), "zstd" (32015), "bzip2" or "bz2" (307), "blosc" (32001, its lz4 codec; "blosc:zstd",
+    /// "blosc:lz4hc", "blosc:zlib", "blosc:blosclz" pick another; `shuffle` is then Blosc's own),
+    /// or "deflate" ("gzip", "zlib": HDF5's one deflate filter). Each but deflate needs chunkwise
+    /// built with its library; readers need the filter's HDF5 plugin (docs/writing.md). "" (the
+    /// default): none.
     std::string codec{};  // (initialized here: aggregate initialisation of the first three stays warning-free)
-    int level = 0;  ///< the codec's level; 0: its default (LZ4: none, Zstandard 3, bzip2 9, Blosc 5)
+    int level = 0;        ///< the codec's level; 0: the codec's own default (deflate 6, Zstandard 3, bzip2 9, Blosc 5)
+    /// Where the dataset exists already: `create` (the default) refuses it, `replace` unlinks it first.
+    write_mode mode = write_mode::create;
 };
 
-/// Why this build cannot write `opt`'s filters ("" if it can): a deflate level out of range, both
+/// Why this build cannot write `opt`'s codecs ("" if it can): a deflate level out of range, both
 /// deflate and a codec, a codec chunkwise does not write (naming those it does), a level or
 /// inner codec the codec refuses, or a codec built without its library (naming the Debian
-/// package that provides it).
+/// package that provides it). The same words as zarr::options_problem.
 inline std::string codec_problem(const write_options& opt) {
-    namespace d = detail;
-    if (opt.deflate < 0 || opt.deflate > 9) return "deflate level must be 0-9, got " + std::to_string(opt.deflate);
-    const std::string& c = opt.codec;
-    if (c.empty()) return {};
-    if (opt.deflate > 0) return "deflate and codec '" + c + "' are both asked for: choose one";
-    const d::codec* k = d::find_codec_option(c);
-    if (k == nullptr) {
-        std::string known;
-        for (const d::codec* x : d::all_codecs()) {
-            if (x->option == nullptr) continue;
-            known += (known.empty() ? "" : ", ") + std::string(x->option);
-            if (x->variants != nullptr) known += " (or " + std::string(x->option) + ":NAME, NAME one of " + x->variants + ")";
-        }
-        return "codec '" + c + "' is not one of " + known;
-    }
-    const auto colon = c.find(':');
-    if (colon != std::string::npos && k->variants == nullptr) return "codec '" + c + "': " + k->option + " takes no ':NAME'";
-    d::encode_request r;
-    r.variant = colon == std::string::npos ? std::string() : c.substr(colon + 1);
-    r.level = opt.level;
-    const std::string why = k->check(r);
-    return why.empty() ? std::string() : "codec '" + c + "' " + why;
+    namespace cs = chunkwise::detail::codecs;
+    return cs::resolve_write_codec(opt.deflate, opt.codec, opt.level, cs::store_kind::hdf5).problem;
 }
 
 namespace detail {

@@ -3,12 +3,13 @@
 /// `chunkwise::zarr::array`: a read-only view of one Zarr array (v2 or v3) in a directory store
 /// that reads rows in blocks, decoding chunks in the calling thread with no lock.
 
-#include <chunkwise/detail/hdf5/xtensor.hpp>  // xtensor's headers where 0.25 and 0.27 keep them
+#include <chunkwise/detail/zarr/open.hpp>
 #include <chunkwise/detail/zarr/read.hpp>
 #include <chunkwise/partition.hpp>
 #include <chunkwise/stats.hpp>
+#include <chunkwise/store.hpp>
+#include <chunkwise/tensor.hpp>
 #include <chunkwise/zarr/error.hpp>
-
 
 #include <array>
 #include <cstddef>
@@ -24,50 +25,48 @@
 
 namespace chunkwise::zarr {
 
-/// A selection of indices on one axis (>= 1; axis 0 holds the rows), as h5::indices: `idx` in the
-/// order wanted, duplicates allowed.
-struct indices {
-    std::size_t axis = 1;          ///< the axis the indices select on (>= 1)
-    std::vector<std::size_t> idx;  ///< the indices, in output order
-};
+/// A selection of indices on one axis (the store-neutral `chunkwise::indices`, as h5::indices).
+using indices = chunkwise::indices;
+/// A buffer a worker reuses from block to block (`chunkwise::read_buffer`).
+using chunkwise::read_buffer;
+/// The view `array::read(rows, read_buffer&)` returns (`chunkwise::tensor_view`).
+using chunkwise::tensor_view;
 
 /// A read-only view of one Zarr array in a directory store: v2 (`.zarray`, or the parent's
 /// consolidated `.zmetadata`) or v3 (`zarr.json`). Cheap to copy, safe to read from many threads:
 /// each read decodes the chunks it touches in the calling thread (codecs as docs/zarr.md lists),
-/// and chunks with no file read as the fill value.
+/// and chunks with no file read as the fill value. It models `chunkwise::chunked_array`, as
+/// h5::dataset does, and reads by the same rules: T must hold every stored value exactly (bool
+/// only from bool arrays), unless the view was opened with read_options{.convert = true}.
 class array {
 public:
     /// Opens the array stored in the directory `path`.
     /// \throws zarr::error naming the store if it is missing, is a file, or its metadata is
     ///         missing or malformed or names a type chunkwise does not read
-    explicit array(const std::filesystem::path& path) : s_(std::make_shared<detail::state>()) {
-        namespace fs = std::filesystem;
+    explicit array(const std::filesystem::path& path, read_options opt = {})
+            : s_(std::make_shared<detail::state>()), opt_(opt) {
         s_->store = path.string();
         while (s_->store.size() > 1 && s_->store.back() == '/') s_->store.pop_back();
-        std::error_code ec;
-        const auto st = fs::status(path, ec);
-        if (!fs::exists(st)) throw error(s_->store, "", "no such store (directory)");
-        if (!fs::is_directory(st)) throw error(s_->store, "", "is a file, not a directory store");
-        if (fs::exists(path / "zarr.json")) {
-            s_->m = detail::parse_v3(s_->store, load(path / "zarr.json"));
-        } else if (fs::exists(path / ".zarray")) {
-            s_->m = detail::parse_v2(s_->store, load(path / ".zarray"));
-            if (fs::exists(path / ".zattrs")) s_->m.attributes = load(path / ".zattrs");
-        } else if (const auto c = consolidated(path)) {
-            s_->m = detail::parse_v2(s_->store, *c);
-        } else {
-            throw error(s_->store, "", "holds neither .zarray nor zarr.json (not a Zarr array)");
-        }
-        detail::check_grid(s_->store, s_->m);
-        if (s_->m.shape.empty()) throw error(s_->store, "", "a 0-d array: chunkwise reads arrays of 1 or more axes");
+        detail::open_metadata(*s_);
     }
 
-    /// The store's path.
+    /// The same array read with other options (shares everything else with this view).
+    [[nodiscard]] array with(read_options opt) const {
+        array a = *this;
+        a.opt_ = opt;
+        return a;
+    }
+    /// The read options of this view.
+    [[nodiscard]] const read_options& options() const noexcept { return opt_; }
+
+    /// The store's directory.
+    [[nodiscard]] const std::string& store() const noexcept { return s_->store; }
+    /// The store's directory (kept for one release: store()).
     [[nodiscard]] const std::string& path() const noexcept { return s_->store; }
     /// 2 or 3.
     [[nodiscard]] int format() const noexcept { return s_->m.format; }
     /// The extent of each axis.
-    [[nodiscard]] const std::vector<std::size_t>& shape() const noexcept { return s_->m.shape; }
+    [[nodiscard]] std::vector<std::size_t> shape() const { return s_->m.shape; }
     /// The number of axes.
     [[nodiscard]] std::size_t rank() const noexcept { return s_->m.shape.size(); }
     /// The chunk shape (for a sharded v3 array the inner chunk: the unit of reading).
@@ -76,14 +75,14 @@ public:
     }
     /// The shard shape of a sharded v3 array (the unit of writing), else chunks().
     [[nodiscard]] const std::vector<std::size_t>& shards() const noexcept { return s_->m.chunks; }
-    /// The stored type as numpy names it ("float64", "int16", "uint8", "bool").
+    /// The stored type as numpy names it ("float64", "int16", "uint8", "bool"), as h5::dataset::dtype.
     [[nodiscard]] std::string dtype() const { return s_->m.type.name(); }
     /// True where the values are stored big-endian.
     [[nodiscard]] bool big_endian() const noexcept { return s_->m.type.big; }
     /// The size of one stored value in bytes.
     [[nodiscard]] std::size_t element_size() const noexcept { return s_->m.type.size; }
-    /// The codec names in encoding order (v2: filters then compressor; v3: the bytes codecs, after
-    /// "sharding_indexed" where sharded).
+    /// The codec names in encoding order, as the metadata names them (v2: filters then compressor;
+    /// v3: the bytes codecs, after "sharding_indexed" where sharded), as h5::dataset::codecs.
     [[nodiscard]] std::vector<std::string> codecs() const {
         std::vector<std::string> out;
         if (s_->m.codecs.shard) {
@@ -96,38 +95,59 @@ public:
     /// The user attributes (.zattrs, or zarr.json's "attributes") as JSON text.
     [[nodiscard]] std::string attributes() const { return s_->m.attributes.dump(); }
 
-    /// Rows [rows.begin, rows.end) of axis 0, every other axis whole, converted to T, as a rank-N
-    /// tensor. T must hold every stored value exactly (an int16 array reads as int32 or float, a
-    /// float64 one only as double).
-    /// \throws zarr::error naming the store (and the chunk) if N is not the array's rank, T does not
-    ///         hold the stored type, rows lie outside the array, or a chunk is damaged
+    /// Rows [rows.begin, rows.end) of axis 0, every other axis whole, as T, as a rank-N tensor.
+    /// \throws zarr::error (checked in this order, the same words as h5::dataset) if N is not the
+    ///         array's rank, rows lie outside it, T does not hold the stored values, the read needs
+    ///         more memory than the machine has or allocating it fails, or a chunk is damaged
     template <class T, std::size_t N>
     [[nodiscard]] xt::xtensor<T, N> read(const block& rows) const {
-        if (N != rank()) fail("read<T, " + std::to_string(N) + ">: the array has " + std::to_string(rank()) + " axes");
-        std::array<std::size_t, N> shape{};
-        for (std::size_t d = 0; d < N; ++d) shape[d] = d == 0 ? rows.size() : s_->m.shape[d];
-        check_rows(rows);
-        auto out = xt::xtensor<T, N>::from_shape(shape);
+        const std::size_t count = check_read<T>(N, rows, nullptr);
+        xt::xtensor<T, N> out;
+        try {
+            out = xt::xtensor<T, N>::from_shape(out_shape<N>(rows, nullptr));
+        } catch (const std::bad_alloc&) {
+            fail(chunkwise::detail::allocation_problem(static_cast<double>(count), sizeof(T)));
+        }
         read_into(rows, std::span<T>(out.data(), out.size()));
         return out;
     }
-    /// Rows [rows.begin, rows.end), every other axis whole, converted to T, of any rank.
+    /// Rows [rows.begin, rows.end), every other axis whole, as T, of any rank.
     /// \throws zarr::error as the tensor read, except for the rank
     template <class T>
     [[nodiscard]] xt::xarray<T> read(const block& rows) const {
-        check_rows(rows);
+        const std::size_t count = check_read<T>(0, rows, nullptr);
         std::vector<std::size_t> shape = s_->m.shape;
         shape[0] = rows.size();
-        auto out = xt::xarray<T>::from_shape(shape);
+        xt::xarray<T> out;
+        try {
+            out = xt::xarray<T>::from_shape(shape);
+        } catch (const std::bad_alloc&) {
+            fail(chunkwise::detail::allocation_problem(static_cast<double>(count), sizeof(T)));
+        }
         read_into(rows, std::span<T>(out.data(), out.size()));
         return out;
+    }
+    /// Rows [rows.begin, rows.end) into `buffer`, as a rank-N view valid until the next read into
+    /// it: the block loop that allocates nothing per block.
+    /// \throws zarr::error as the tensor read
+    template <class T, std::size_t N>
+    [[nodiscard]] tensor_view<T, N> read(const block& rows, read_buffer<T>& buffer) const {
+        const std::size_t count = check_read<T>(N, rows, nullptr);
+        T* data = nullptr;
+        try {
+            data = buffer.reserve(count);
+        } catch (const std::bad_alloc&) {
+            fail(chunkwise::detail::allocation_problem(static_cast<double>(count), sizeof(T)));
+        }
+        read_into(rows, std::span<T>(data, count));
+        return view_of<T, N>(data, count, out_shape<N>(rows, nullptr));
     }
     /// Rows [rows.begin, rows.end) into `out`, which must hold exactly that many values (row-major).
     /// Counted as read time of the running block (chunkwise::read_scope).
     /// \throws zarr::error as the tensor read, or if `out` has another size
     template <class T>
     void read_into(const block& rows, std::span<T> out) const {
-        check_rows(rows);
+        check_read<T>(0, rows, nullptr, out.size());
         detail::request q;
         q.lo.assign(rank(), 0);
         q.hi = s_->m.shape;
@@ -143,12 +163,13 @@ public:
     /// \throws zarr::error as the tensor read, or naming the axis or index outside the array
     template <class T, std::size_t N>
     [[nodiscard]] xt::xtensor<T, N> read(const block& rows, const indices& sel) const {
-        if (N != rank()) fail("read<T, " + std::to_string(N) + ">: the array has " + std::to_string(rank()) + " axes");
-        check_rows(rows);
-        check_selection(sel);
-        std::array<std::size_t, N> shape{};
-        for (std::size_t d = 0; d < N; ++d) shape[d] = d == 0 ? rows.size() : d == sel.axis ? sel.idx.size() : s_->m.shape[d];
-        auto out = xt::xtensor<T, N>::from_shape(shape);
+        const std::size_t count = check_read<T>(N, rows, &sel);
+        xt::xtensor<T, N> out;
+        try {
+            out = xt::xtensor<T, N>::from_shape(out_shape<N>(rows, &sel));
+        } catch (const std::bad_alloc&) {
+            fail(chunkwise::detail::allocation_problem(static_cast<double>(count), sizeof(T)));
+        }
         read_into(rows, sel, std::span<T>(out.data(), out.size()));
         return out;
     }
@@ -156,12 +177,16 @@ public:
     /// \throws zarr::error as the indexed tensor read, except for the rank
     template <class T>
     [[nodiscard]] xt::xarray<T> read(const block& rows, const indices& sel) const {
-        check_rows(rows);
-        check_selection(sel);
+        const std::size_t count = check_read<T>(0, rows, &sel);
         std::vector<std::size_t> shape = s_->m.shape;
         shape[0] = rows.size();
         shape[sel.axis] = sel.idx.size();
-        auto out = xt::xarray<T>::from_shape(shape);
+        xt::xarray<T> out;
+        try {
+            out = xt::xarray<T>::from_shape(shape);
+        } catch (const std::bad_alloc&) {
+            fail(chunkwise::detail::allocation_problem(static_cast<double>(count), sizeof(T)));
+        }
         read_into(rows, sel, std::span<T>(out.data(), out.size()));
         return out;
     }
@@ -169,8 +194,7 @@ public:
     /// \throws zarr::error as the indexed tensor read, or if `out` has another size
     template <class T>
     void read_into(const block& rows, const indices& sel, std::span<T> out) const {
-        check_rows(rows);
-        check_selection(sel);
+        check_read<T>(0, rows, &sel, out.size());
         detail::request q;
         q.lo.assign(rank(), 0);
         q.hi = s_->m.shape;
@@ -208,51 +232,48 @@ public:
     [[nodiscard]] bool sharded() const noexcept { return s_->m.codecs.shard != nullptr; }
 
 private:
-    static detail::json load(const std::filesystem::path& p) {
-        std::ifstream in(p, std::ios::binary);
-        std::stringstream text;
-        text << in.rdbuf();
-        try {
-            return detail::json::parse(text.str());
-        } catch (const std::exception& e) {
-            throw error(p.parent_path().string(), "", p.filename().string() + " is not valid JSON: " + e.what());
-        }
-    }
-    /// The array's entry in the parent directory's consolidated metadata, if any.
-    std::optional<detail::json> consolidated(const std::filesystem::path& path) const {
-        const auto parent = std::filesystem::absolute(path).lexically_normal().parent_path();
-        const auto name = std::filesystem::absolute(path).lexically_normal().filename().string();
-        if (!std::filesystem::exists(parent / ".zmetadata")) return std::nullopt;
-        const detail::json z = load(parent / ".zmetadata");
-        if (!z.is_object() || !z.contains("metadata") || !z["metadata"].is_object()) return std::nullopt;
-        const std::string key = name + "/.zarray";
-        if (!z["metadata"].contains(key)) return std::nullopt;
-        return std::optional<detail::json>(std::in_place, z["metadata"][key]);
-    }
     [[noreturn]] void fail(const std::string& what) const { throw error(s_->store, "", what); }
-    void check_rows(const block& rows) const {
-        if (rows.begin > rows.end || rows.end > s_->m.shape[0])
-            fail("rows [" + std::to_string(rows.begin) + ", " + std::to_string(rows.end) + ") lie outside the array's " +
-                 std::to_string(s_->m.shape[0]) + " rows");
+
+    /// The shape of a rank-N read of rows (and `sel`).
+    template <std::size_t N>
+    std::array<std::size_t, N> out_shape(const block& rows, const indices* sel) const {
+        std::array<std::size_t, N> shape{};
+        shape[0] = rows.size();
+        for (std::size_t d = 1; d < N; ++d) shape[d] = sel != nullptr && d == sel->axis ? sel->idx.size() : s_->m.shape[d];
+        return shape;
     }
-    void check_selection(const indices& sel) const {
-        if (sel.axis == 0 || sel.axis >= rank())
-            fail("indices on axis " + std::to_string(sel.axis) + ": the array has axes 0-" + std::to_string(rank() - 1) +
-                 " and axis 0 holds the rows");
-        for (std::size_t i : sel.idx)
-            if (i >= s_->m.shape[sel.axis])
-                fail("index " + std::to_string(i) + " on axis " + std::to_string(sel.axis) + " lies outside its " +
-                     std::to_string(s_->m.shape[sel.axis]) + " entries");
+
+    /// Checks a read of `rows` (and `sel`) into T: of rank n (0: any), into a buffer of `have`
+    /// values (npos: one to be allocated), in the order and words h5::dataset checks them. Returns
+    /// the values the read gives. \throws zarr::error naming what is wrong
+    template <class T>
+    std::size_t check_read(std::size_t n, const block& rows, const indices* sel,
+                           std::size_t have = static_cast<std::size_t>(-1)) const {
+        static_assert(std::is_arithmetic_v<T>, "chunkwise::zarr::array::read: T must be an arithmetic type");
+        namespace cd = chunkwise::detail;
+        const std::vector<std::size_t>& dims = s_->m.shape;
+        std::string why = n != 0 ? cd::rank_problem(n, dims) : std::string();
+        if (why.empty()) why = cd::rows_problem(rows, dims);
+        if (why.empty() && sel != nullptr) why = cd::selection_problem(*sel, dims);
+        if (why.empty() && std::is_same_v<T, bool> && s_->m.type.kind != 'b')
+            why = "stored as " + dtype() + ", not as bool: bool reads arrays stored as bool";
+        if (why.empty() && !opt_.convert && !detail::holds_exactly<T>(s_->m.type)) why = cd::conversion_problem<T>(dtype());
+        double values = static_cast<double>(rows.size());
+        for (std::size_t d = 1; d < rank(); ++d)
+            values *= static_cast<double>(sel != nullptr && d == sel->axis ? sel->idx.size() : dims[d]);
+        if (why.empty() && have != static_cast<std::size_t>(-1)) {
+            why = cd::buffer_problem(have, static_cast<std::size_t>(values));
+        } else if (why.empty()) {
+            why = cd::memory_problem(values, sizeof(T));
+        }
+        if (!why.empty()) fail(why);
+        return static_cast<std::size_t>(values);
     }
+
     template <class T>
     void run(detail::request& q, std::span<T> out) const {
-        static_assert(std::is_arithmetic_v<T>, "chunkwise::zarr::array: read into an arithmetic type");
-        if (!detail::holds_exactly<T>(s_->m.type))
-            fail("stored as " + s_->m.type.name() + ", which the requested type does not hold exactly: read as a wider type");
         std::size_t want = 1;
         for (std::size_t e : q.out_shape) want *= e;
-        if (out.size() != want)
-            fail("read_into: the buffer holds " + std::to_string(out.size()) + " values, the request needs " + std::to_string(want));
         if (want == 0) return;
         read_scope timing;
         try {
@@ -263,6 +284,7 @@ private:
     }
 
     std::shared_ptr<detail::state> s_;
+    read_options opt_;
 };
 
 }  // namespace chunkwise::zarr

@@ -5,6 +5,7 @@
 /// never split a chunk (or shard) of the options they will be written with.
 
 #include <chunkwise/partition.hpp>
+#include <chunkwise/store.hpp>
 #include <chunkwise/zarr/array.hpp>
 #include <chunkwise/zarr/write.hpp>
 
@@ -15,10 +16,11 @@
 
 namespace chunkwise::zarr {
 
-/// Ask `zarr::partition` for blocks of about this many bytes of decoded data each.
-struct bytes {
-    std::size_t count;  ///< bytes of decoded data per block, about
-};
+/// Ask `zarr::partition` for blocks of about this many bytes of decoded data each: the
+/// store-neutral `chunkwise::block_bytes`, as h5::block_bytes.
+using bytes = chunkwise::block_bytes;
+/// The same, by the name both stores share.
+using block_bytes = chunkwise::block_bytes;
 
 /// Splits axis 0 of `a` into min(p.count, chunk rows) balanced blocks whose boundaries lie on
 /// multiples of the chunk's extent along axis 0 (a sharded array's inner chunk: the unit read).
@@ -31,26 +33,16 @@ struct bytes {
 /// (clipped at the array's ends): read `b.read_range()`, return results for [b.begin, b.end).
 /// \throws std::invalid_argument if p.count is 0 or the halo is larger than the array's rows
 [[nodiscard]] inline std::vector<halo_block> partition(const array& a, parts p, halo h) {
-    const std::size_t rows = a.shape()[0];
-    if (h.items > rows)
-        throw std::invalid_argument("[chunkwise.zarr] halo{" + std::to_string(h.items) + "}: larger than " + a.path() +
-                                    ", which has " + std::to_string(rows) + " rows");
-    return chunkwise::detail::with_halo(partition(a, p), rows, h);
+    return chunkwise::detail::partition_with_halo(a.shape()[0], a.chunks()[0], p, h, "[chunkwise.zarr]", a.store());
 }
 
-/// Splits axis 0 of `a` into balanced blocks of about b.count bytes of decoded data, each a whole
-/// number of chunk rows (at least one, however small b.count is).
+/// Splits axis 0 of `a` into balanced blocks of about b.count bytes of decoded data each, each a
+/// whole number of chunk rows (at least one, however small b.count is).
 /// \throws std::invalid_argument if b.count is 0
-[[nodiscard]] inline std::vector<block> partition(const array& a, bytes b) {
-    if (b.count == 0) throw std::invalid_argument("[chunkwise.zarr] bytes{0}: a block must hold at least 1 byte");
-    const std::size_t unit = a.chunks()[0];
-    double unit_bytes = static_cast<double>(a.element_size() * unit);
-    for (std::size_t d = 1; d < a.rank(); ++d) unit_bytes *= static_cast<double>(a.shape()[d]);
-    const std::size_t units = (a.shape()[0] + unit - 1) / unit;
-    if (units == 0) return {};
-    const double per = unit_bytes > 0 ? static_cast<double>(b.count) / unit_bytes : static_cast<double>(units);
-    const std::size_t per_block = per >= static_cast<double>(units) ? units : per < 1.5 ? 1 : static_cast<std::size_t>(per + 0.5);
-    return chunkwise::partition(a.shape()[0], parts{(units + per_block - 1) / per_block}, align{unit});
+[[nodiscard]] inline std::vector<block> partition(const array& a, block_bytes b) {
+    return chunkwise::detail::partition_by_bytes(a.shape()[0], a.chunks()[0],
+                                                 a.element_size() * chunkwise::detail::row_values(a.shape()), b,
+                                                 "[chunkwise.zarr]");
 }
 
 /// Splits `rows` rows to be written with `opt` into balanced blocks that never split a chunk (a

@@ -5,6 +5,7 @@
 /// a temporary name renamed into place.
 
 #include <chunkwise/detail/zarr/write.hpp>
+#include <chunkwise/store.hpp>
 #include <chunkwise/gather.hpp>
 #include <chunkwise/map_blocks.hpp>
 #include <chunkwise/partial_results.hpp>
@@ -22,48 +23,54 @@
 
 namespace chunkwise::zarr {
 
-/// How `write` and `write_blocks` store an array.
+/// How `write` and `write_blocks` store an array. The fields, their order and their defaults are
+/// those of h5::write_options, with `format` and `shard` after `level`.
 struct write_options {
     /// Chunk shape (one extent per axis); empty: about 1 MiB of rows, every other axis whole.
     std::vector<std::size_t> chunk;
-    /// "" (none), "gzip", "zstd", "blosc" (its lz4; "blosc:zstd", "blosc:lz4hc", "blosc:zlib",
-    /// "blosc:blosclz" pick another), and in format 2 also "zlib", "lz4", "bz2" (numcodecs' ids).
-    std::string codec{};
-    int level = 0;         ///< the codec's level; 0: its default (gzip, zlib, zstd, bz2 1; Blosc 5)
+    /// 0: none; 1-9: deflate at this level: numcodecs' "zlib" in format 2, "gzip" in format 3
+    /// (v3 has no zlib codec).
+    int deflate = 0;
     bool shuffle = false;  ///< byte shuffle: Blosc's own, else (format 2) numcodecs' shuffle filter
-    int format = 2;        ///< Zarr format: 2 or 3
+    /// Instead of deflate, a codec: "gzip", "zstd", "blosc" (its lz4; "blosc:zstd", "blosc:lz4hc",
+    /// "blosc:zlib", "blosc:blosclz" pick another), and in format 2 also "zlib" ("deflate"), "lz4",
+    /// "bz2" ("bzip2"); numcodecs' ids and h5::write_options' names alike. "" (the default): none.
+    std::string codec{};
+    int level = 0;  ///< the codec's level; 0: the codec's own default (gzip, zlib 6; Zstandard 3; bzip2 9; Blosc 5)
+    int format = 2;  ///< Zarr format: 2 or 3
     /// Format 3 only: the shard shape (a multiple of `chunk` on every axis); empty: no sharding.
     std::vector<std::size_t> shard{};
+    /// Where a Zarr array or group is stored at the path already: `create` (the default) refuses
+    /// it, `replace` removes it first. A directory holding anything else is never written into.
+    write_mode mode = write_mode::create;
 };
 
+namespace detail {
+
+/// The codec `o` asks for, resolved for its format, or why it cannot be written.
+inline chunkwise::detail::codecs::write_codec write_codec_of(const write_options& o) {
+    namespace cs = chunkwise::detail::codecs;
+    cs::write_codec w =
+        cs::resolve_write_codec(o.deflate, o.codec, o.level, o.format == 3 ? cs::store_kind::zarr3 : cs::store_kind::zarr2);
+    // v3 has no zlib codec: deflate there is written in gzip frames (gzip is deflate plus a frame).
+    if (w.problem.empty() && o.format == 3 && w.main == &cs::deflate_codec) w.main = &cs::gzip_codec;
+    return w;
+}
+
+}  // namespace detail
+
 /// Why these options cannot be written by this build ("" if they can): a format other than 2 or
-/// 3, a codec the format has not, a level out of range, shuffle where the format has no filter
-/// for it, a shard shape in format 2, or a codec built without its library (naming the package).
+/// 3, the codec problems h5::codec_problem names (in the same words: a deflate level out of range,
+/// deflate and a codec both, a codec the format has not, a level out of range, a codec built
+/// without its library, naming the package), shuffle where the format has no filter for it, or a
+/// shard shape in format 2.
 inline std::string options_problem(const write_options& o) {
     if (o.format != 2 && o.format != 3) return "format must be 2 or 3, got " + std::to_string(o.format);
-    const std::string name = o.codec.substr(0, o.codec.find(':'));
-    const std::string inner = o.codec.find(':') == std::string::npos ? "" : o.codec.substr(o.codec.find(':') + 1);
-    const bool v2_only = name == "zlib" || name == "lz4" || name == "bz2";
-    if (!name.empty() && name != "gzip" && name != "zstd" && name != "blosc" && !v2_only)
-        return "codec '" + o.codec + "' is not one of gzip, zstd, blosc[:NAME], zlib, lz4, bz2";
-    if (o.format == 3 && v2_only) return "codec '" + name + "' is not a Zarr v3 codec: use format 2, or gzip, zstd or blosc";
-    if (!inner.empty() && name != "blosc") return "codec '" + o.codec + "': only blosc takes ':NAME'";
-    if (name == "blosc" && h5::detail::blosc_code(inner) < 0) return "codec '" + o.codec + "' names a Blosc codec that is not one of lz4, lz4hc, zstd, zlib, blosclz";
-    if (o.level < 0 || o.level > (name == "zstd" ? 22 : 9)) return "level " + std::to_string(o.level) + " is out of range for codec '" + o.codec + "'";
-    if (o.shuffle && o.format == 3 && name != "blosc") return "shuffle in format 3 needs codec blosc (v3 has no shuffle filter)";
+    const auto w = detail::write_codec_of(o);
+    if (!w.problem.empty()) return w.problem;
+    if (o.shuffle && o.format == 3 && (w.main == nullptr || !w.main->own_shuffle))
+        return "shuffle in format 3 needs codec blosc (v3 has no shuffle filter)";
     if (!o.shard.empty() && o.format != 3) return "shards need format 3";
-#if !defined(CHUNKWISE_USE_ZSTD)
-    if (name == "zstd") return "codec 'zstd' needs chunkwise built with libzstd (Debian: libzstd-dev)";
-#endif
-#if !defined(CHUNKWISE_USE_BLOSC)
-    if (name == "blosc") return "codec 'blosc' needs chunkwise built with libblosc (Debian: libblosc-dev)";
-#endif
-#if !defined(CHUNKWISE_USE_LZ4)
-    if (name == "lz4") return "codec 'lz4' needs chunkwise built with liblz4 (Debian: liblz4-dev)";
-#endif
-#if !defined(CHUNKWISE_USE_BZIP2)
-    if (name == "bz2") return "codec 'bz2' needs chunkwise built with libbz2 (Debian: libbz2-dev)";
-#endif
     return {};
 }
 
@@ -72,8 +79,9 @@ namespace detail {
 /// The options checked against an array's shape: the chunk and shard shapes completed.
 struct plan {
     std::vector<std::size_t> shape, chunk, grid;  // grid: the shard where sharded, else the chunk
-    encoder enc;
+    encoding enc;
     int format = 2;
+    write_mode mode = write_mode::create;
 };
 
 template <class T>
@@ -99,21 +107,33 @@ plan make_plan(const std::string& store, const std::vector<std::size_t>& shape, 
     if (p.grid.size() != shape.size()) throw error(store, "", "shard of another rank than the array");
     for (std::size_t d = 0; d < shape.size(); ++d)
         if (p.grid[d] == 0 || p.grid[d] % p.chunk[d] != 0) throw error(store, "", "the shard shape is not a multiple of the chunk shape");
-    const std::string name = o.codec.substr(0, o.codec.find(':'));
-    p.enc.name = name;
-    p.enc.cname = h5::detail::blosc_codec_name(h5::detail::blosc_code(o.codec.find(':') == std::string::npos ? "" : o.codec.substr(o.codec.find(':') + 1)));
-    p.enc.level = o.level != 0 ? o.level : name == "blosc" ? 5 : 1;
-    p.enc.shuffle = o.shuffle;
-    p.enc.item = sizeof(T);
+    std::size_t chunk_bytes = sizeof(T);
+    for (std::size_t c : p.chunk) chunk_bytes *= c;
+    p.enc = make_encoding(write_codec_of(o), o.shuffle, sizeof(T), chunk_bytes);
+    p.mode = o.mode;
     return p;
 }
 
-/// Writes the metadata file.
+/// Writes the metadata file and ends the write (the store's unfinished mark removed).
 template <class T>
 void write_metadata(const std::string& store, const plan& p) {
-    prepare_store(store);
     const auto [name, text] = metadata_text<T>(p.shape, p.grid, p.chunk, p.enc, p.format);
-    write_file(store, name, reinterpret_cast<const unsigned char*>(text.data()), text.size());
+    finish_store(store, name, text);
+}
+
+/// `values` encoded by `e` into `out` (`scratch`: a second buffer the pipeline may use).
+template <class T>
+void encode_into(const encoding& e, const std::vector<T>& values, std::vector<unsigned char>& out,
+                 std::vector<unsigned char>& scratch) {
+    const auto* bytes = reinterpret_cast<const unsigned char*>(values.data());
+    const auto [data, size] = codecs::encode_chunk(e.pipe, bytes, values.size() * sizeof(T), out, scratch);
+    if (data == bytes) {
+        out.assign(bytes, bytes + size);
+    } else if (data != out.data()) {
+        out.assign(data, data + size);
+    } else {
+        out.resize(size);
+    }
 }
 
 /// Encodes and writes every chunk (or shard) whose grid row is `g0`, from the slabs.
@@ -127,7 +147,7 @@ void write_grid_row(const std::string& store, const plan& p, const std::vector<s
     m.separator = p.format == 3 ? '/' : '.';
     m.v3_default_keys = p.format == 3;
     std::vector<T> values;
-    std::vector<unsigned char> encoded, file;
+    std::vector<unsigned char> encoded, file, scratch;
     at[0] = g0;
     while (true) {
         for (std::size_t d = 0; d < rank; ++d) origin[d] = at[d] * p.grid[d];
@@ -135,7 +155,7 @@ void write_grid_row(const std::string& store, const plan& p, const std::vector<s
         try {
             if (p.grid == p.chunk) {
                 assemble<T>(slabs, p.shape, origin, p.chunk, values);
-                encode_bytes(p.enc, reinterpret_cast<const unsigned char*>(values.data()), values.size() * sizeof(T), file);
+                encode_into(p.enc, values, file, scratch);
             } else {
                 std::size_t inner = 1;
                 std::vector<std::size_t> per(rank);
@@ -154,7 +174,7 @@ void write_grid_row(const std::string& store, const plan& p, const std::vector<s
                     for (std::size_t d = 0; d < rank; ++d) inside = inside && inner_origin[d] < p.shape[d];
                     if (inside) {
                         assemble<T>(slabs, p.shape, inner_origin, p.chunk, values);
-                        encode_bytes(p.enc, reinterpret_cast<const unsigned char*>(values.data()), values.size() * sizeof(T), encoded);
+                        encode_into(p.enc, values, encoded, scratch);
                         off = file.size();
                         n = encoded.size();
                         file.insert(file.end(), encoded.begin(), encoded.end());
@@ -164,7 +184,7 @@ void write_grid_row(const std::string& store, const plan& p, const std::vector<s
                         index[16 * k + 8 + static_cast<std::size_t>(b)] = static_cast<unsigned char>(n >> (8 * b));
                     }
                 }
-                write_le32(index.data() + 16 * inner, crc32c(index.data(), 16 * inner));
+                codecs::write_le32(index.data() + 16 * inner, codecs::crc32c(index.data(), 16 * inner));
                 file.insert(file.end(), index.begin(), index.end());
             }
         } catch (const error&) {
@@ -182,22 +202,15 @@ void write_grid_row(const std::string& store, const plan& p, const std::vector<s
     }
 }
 
-/// Shape of one block's result: its array shape, or {size} for a vector.
-template <class R>
-std::vector<std::size_t> shape_of(const R& r) {
-    if constexpr (requires { r.shape(); }) {
-        const auto& s = r.shape();
-        return std::vector<std::size_t>(s.begin(), s.end());
-    } else {
-        return {r.size()};
-    }
-}
-
 }  // namespace detail
 
 /// Writes `array` (an xtensor container, row-major; or a std::vector, 1-D) as a new Zarr array in
-/// the directory `path`: created where missing; an existing Zarr array or group there is replaced,
-/// anything else refused. Every chunk file goes under a temporary name, then is renamed into place.
+/// the directory `path`: created where missing; an existing Zarr array or group there is refused
+/// (write_mode::create, the default) or replaced (write_mode::replace), anything else refused.
+/// Every chunk file goes under a temporary name, then is renamed into place; the metadata is
+/// written last, so until the write ends the store is no array: it holds the mark
+/// `.chunkwise-unfinished`, which readers report (and a killed write leaves). A write that fails
+/// removes what it wrote.
 /// \throws zarr::error naming the store (and the chunk where one failed) if the options do not fit
 ///         the array, the store is a file or not writable, or the disk is full
 template <class Array>
@@ -205,10 +218,20 @@ void write(const std::filesystem::path& path, const Array& array, const write_op
     using T = std::remove_cv_t<typename Array::value_type>;
     static_assert(std::is_arithmetic_v<T> && !std::is_same_v<T, bool>, "chunkwise::zarr::write: arithmetic values (not bool)");
     const std::string store = path.string();
-    const detail::plan p = detail::make_plan<T>(store, detail::shape_of(array), opt);
-    detail::write_metadata<T>(store, p);
-    const std::vector<detail::slab<T>> slabs{{0, p.shape[0], array.data()}};
-    for (std::size_t g = 0; g * p.grid[0] < p.shape[0]; ++g) detail::write_grid_row<T>(store, p, slabs, g);
+    const detail::plan p = detail::make_plan<T>(store, chunkwise::detail::result_shape(array), opt);
+    const bool created = detail::prepare_store(store, p.mode);
+    try {
+        const std::vector<detail::slab<T>> slabs{{0, p.shape[0], array.data()}};
+        for (std::size_t g = 0; g * p.grid[0] < p.shape[0]; ++g) detail::write_grid_row<T>(store, p, slabs, g);
+        detail::write_metadata<T>(store, p);
+    } catch (...) {
+        try {
+            detail::clear_store(store, created);  // nothing left that a reader or a rerun would trip on
+        } catch (const error&) {
+            // the write's own error says more; an unfinished mark stays where clearing failed
+        }
+        throw;
+    }
 }
 
 }  // namespace chunkwise::zarr

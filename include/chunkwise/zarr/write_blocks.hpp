@@ -34,18 +34,39 @@ std::vector<slab<T>> owned_slabs(const std::vector<block_place>& places, const s
     return out;
 }
 
+/// Runs `step` on the root; every process returns once it is done, or throws: the root its own
+/// error, the others a zarr::error saying what the root could not do (under MPI an agreement).
+template <class Policy, class Step>
+void root_step(Policy& policy, const std::string& store, const std::string& what, Step&& step) {
+    std::exception_ptr failed;
+    std::string problem;
+    if (policy.is_root()) {
+        try {
+            step();
+        } catch (const std::exception& e) {
+            failed = std::current_exception();
+            problem = e.what();
+        }
+    }
+    if constexpr (distributed_policy<Policy>) problem = chunkwise::detail::policy_access::agree_on_problem(policy, problem);
+    if (failed) std::rethrow_exception(failed);
+    if (!problem.empty()) throw error(store, "", "write_blocks: the root " + what + ": " + problem);
+}
+
 }  // namespace detail
 
 /// Writes every block's result into one new Zarr array at `path`, concatenated along axis 0 in
 /// block order (results are arrays of rank N or std::vectors, agreeing beyond axis 0; blocks that
-/// failed under on_error::collect are left out). The store is prepared as `write` does, by the
-/// root. Each chunk (each shard, where sharded) is written by exactly one process: the one whose
+/// failed under on_error::collect are left out). The root prepares the store as `write` does
+/// (the mode decides what happens to an array there; the store is marked unfinished), all wait for
+/// it; each chunk (each shard, where sharded) is then written by exactly one process: the one whose
 /// block holds the chunk's first row; rows of other processes' blocks that fall in it are sent to
 /// it first, so a chunk shared by blocks is never torn. Under a thread policy the chunks are
-/// written by the policy's workers at once; under MPI (collective: every rank passes the same
-/// path and options) rank 0 writes the metadata, all ranks wait for it, then each writes its own
-/// chunks, and every rank returns once all chunks are written or throws. Blocks aligned to the
-/// chunk rows (zarr::partition(rows, options, parts)) send nothing.
+/// written by the policy's workers at once; under MPI (collective: every rank passes the same path
+/// and options) each rank writes its own. Once every chunk is written the root writes the
+/// metadata, which ends the write; a failure anywhere instead removes what was written. Every
+/// process returns once the metadata is written, or throws. Blocks aligned to the chunk rows
+/// (zarr::partition(rows, options, parts)) send nothing.
 /// \throws zarr::error naming the store and the chunk that failed (on every rank under MPI)
 template <class Policy, class R>
 void write_blocks(Policy& policy, const std::filesystem::path& path, partial_results<R>&& results,
@@ -63,7 +84,9 @@ void write_blocks(Policy& policy, const std::filesystem::path& path, partial_res
         std::error_code ec;
         const auto absolute = std::filesystem::absolute(path, ec).lexically_normal();
         access::check_same(policy, "stores", ec ? store : absolute.string());
-        std::string text = std::to_string(opt.format) + " " + opt.codec + " " + std::to_string(opt.level) + (opt.shuffle ? " shuffle" : "");
+        std::string text = std::to_string(opt.format) + " " + std::to_string(opt.deflate) + " " + opt.codec + " " +
+                           std::to_string(opt.level) + (opt.shuffle ? " shuffle" : "") +
+                           (opt.mode == write_mode::replace ? " replace" : " create");
         for (std::size_t c : opt.chunk) text += " c" + std::to_string(c);
         for (std::size_t c : opt.shard) text += " s" + std::to_string(c);
         access::check_same(policy, "write_options", text);
@@ -72,7 +95,7 @@ void write_blocks(Policy& policy, const std::filesystem::path& path, partial_res
     std::vector<std::size_t> inner;
     std::vector<std::vector<std::size_t>> mine;
     for (std::size_t k = 0; k < results.size(); ++k) {
-        const auto s = detail::shape_of(results.values()[k]);
+        const auto s = chunkwise::detail::result_shape(results.values()[k]);
         std::vector<std::size_t> v{results.indices()[k], me};
         v.insert(v.end(), s.begin(), s.end());
         mine.push_back(std::move(v));
@@ -103,20 +126,10 @@ void write_blocks(Policy& policy, const std::filesystem::path& path, partial_res
     if (all.empty()) shape = {0};
     shape.insert(shape.end(), inner.begin(), inner.end());
     const detail::plan p = detail::make_plan<T>(store, shape, opt);
-    // 2. The root prepares the store and writes the metadata; everyone waits for it.
-    std::exception_ptr failed;
-    std::string problem;
-    if (policy.is_root()) {
-        try {
-            detail::write_metadata<T>(store, p);
-        } catch (const std::exception& e) {
-            failed = std::current_exception();
-            problem = e.what();
-        }
-    }
-    if constexpr (distributed) problem = chunkwise::detail::policy_access::agree_on_problem(policy, problem);
-    if (failed) std::rethrow_exception(failed);
-    if (!problem.empty()) throw error(store, "", "write_blocks: the root could not write the metadata: " + problem);
+    // 2. The root prepares the store (marked unfinished until its metadata is written, last);
+    //    everyone waits for it.
+    bool created = false;
+    detail::root_step(policy, store, "could not prepare the store", [&] { created = detail::prepare_store(store, p.mode); });
     // 3. Who owns each grid row: the process holding the block that holds its first row.
     const std::size_t u = p.grid[0];
     const std::size_t grid_rows = shape[0] == 0 ? 0 : (shape[0] + u - 1) / u;
@@ -178,6 +191,7 @@ void write_blocks(Policy& policy, const std::filesystem::path& path, partial_res
             }
         }
     };
+    std::string agreed;
     if constexpr (distributed) {
         write_rows(0, owned_rows.size());
         std::string mine_problem;
@@ -188,9 +202,7 @@ void write_blocks(Policy& policy, const std::filesystem::path& path, partial_res
                 mine_problem = e.what();
             }
         }
-        const std::string agreed = chunkwise::detail::policy_access::agree_on_problem(policy, mine_problem);
-        if (first) std::rethrow_exception(first);
-        if (!agreed.empty()) throw error(store, "", "write_blocks failed on another rank: " + agreed);
+        agreed = chunkwise::detail::policy_access::agree_on_problem(policy, mine_problem);
     } else {
         if (!owned_rows.empty()) {
             const auto blocks = chunkwise::partition(owned_rows.size(), parts{std::max<std::size_t>(policy.workers(), 1) * 4});
@@ -199,8 +211,21 @@ void write_blocks(Policy& policy, const std::filesystem::path& path, partial_res
                 return 0;
             });
         }
-        if (first) std::rethrow_exception(first);
     }
+    // 5. A failure anywhere: the root removes what was written, every process throws. Else the
+    //    root writes the metadata, which ends the write.
+    if (first || !agreed.empty()) {
+        if (policy.is_root()) {
+            try {
+                detail::clear_store(store, created);
+            } catch (const error&) {
+                // the write's own error says more; the unfinished mark stays where clearing failed
+            }
+        }
+        if (first) std::rethrow_exception(first);
+        throw error(store, "", "write_blocks failed on another rank: " + agreed);
+    }
+    detail::root_step(policy, store, "could not write the metadata", [&] { detail::write_metadata<T>(store, p); });
 }
 
 }  // namespace chunkwise::zarr

@@ -1,7 +1,7 @@
 #pragma once
 // Internal: names for messages: of a group's members, of a filter (filters/codec.hpp), a list
 // joined by commas.
-#include <chunkwise/detail/hdf5/filters/codec.hpp>
+#include <chunkwise/detail/hdf5/codecs.hpp>
 #include <chunkwise/detail/hdf5/library.hpp>
 
 #include <hdf5.h>

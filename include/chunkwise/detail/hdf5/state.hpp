@@ -5,7 +5,7 @@
 // the cache of chunk locations (file, address, stored size, filter mask) learnt through the probe
 // driver, once per chunk, under the library lock.
 #include <chunkwise/detail/hdf5/filters/plugin.hpp>
-#include <chunkwise/detail/hdf5/filters/table.hpp>
+#include <chunkwise/detail/hdf5/codecs.hpp>
 #include <chunkwise/detail/hdf5/format/chunk_index.hpp>
 #include <chunkwise/detail/hdf5/format/object_header.hpp>
 #include <chunkwise/detail/hdf5/library.hpp>

@@ -27,8 +27,34 @@ struct element_type {
     /// HDF5 does not convert it to numbers (enums, bitfields): read through its own type (no
     /// conversion), then its integers converted to T (what h5py gives).
     bool via_base = false;
+    bool is_bool = false;  ///< h5py's bool: an enum of 8-bit integers {FALSE: 0, TRUE: 1}
     std::string text;      ///< for messages, e.g. "32-bit float, big-endian"
+
+    /// numpy's name of the type: "float32", "int16", "uint8", "bool"; for types that are not
+    /// numbers, the description (`text`).
+    [[nodiscard]] std::string numpy_name() const {
+        if (is_bool) return "bool";
+        if (!numeric) return text;
+        const std::string bits = std::to_string(size * 8);
+        return k == kind::floating ? "float" + bits : k == kind::signed_int ? "int" + bits : "uint" + bits;
+    }
 };
+
+/// True where `enum_type` is h5py's bool: two members, FALSE = 0 and TRUE = 1, of 8-bit integers.
+/// Call with the lock held.
+inline bool is_h5py_bool(hid_t enum_type) {
+    if (H5Tget_nmembers(enum_type) != 2 || H5Tget_size(enum_type) != 1) return false;
+    bool ok = true;
+    for (unsigned i = 0; i < 2 && ok; ++i) {
+        char* name = H5Tget_member_name(enum_type, i);
+        signed char value = -1;
+        ok = name != nullptr && H5Tget_member_value(enum_type, i, &value) >= 0 &&
+             std::string(name) == (value == 0 ? "FALSE" : "TRUE") && (value == 0 || value == 1);
+        if (name != nullptr) H5free_memory(name);
+    }
+    H5Eclear2(H5E_DEFAULT);
+    return ok;
+}
 
 template <class T>
 hid_t native_type() {
@@ -153,6 +179,7 @@ inline element_type describe_type(hid_t type, std::string& defect) {
         cls = H5Tget_class(value_type);
         t.is_enum = true;
         t.via_base = true;
+        t.is_bool = is_h5py_bool(type);
         if (cls != H5T_INTEGER) {
             defect = "an enum whose base is not an integer";
             return t;
@@ -254,6 +281,24 @@ bool exact_conversion(const element_type& t) {
         } else {
             return t.k == E::unsigned_int && t.size <= tsize;
         }
+    }
+}
+
+/// True where T holds every value of the stored type exactly, whatever path reads it: the rule
+/// both stores follow unless read_options::convert asks for conversion. bool only from h5py's bool.
+template <class T>
+bool holds_exactly(const element_type& t) {
+    if constexpr (std::is_same_v<T, bool>) {
+        return t.is_bool;
+    } else {
+        if (!t.numeric) return false;
+        if (t.is_bool) return true;  // 0 and 1
+        if (t.raw) return exact_conversion<T>(t);
+        element_type full = t;  // an integer of odd precision: as one filling its bytes, which holds it
+        full.raw = true;
+        if (t.k != element_type::kind::floating) return t.size <= 8 && exact_conversion<T>(full);
+        // A float of another layout (16-bit, non-IEEE): a wider floating type holds it.
+        return std::is_floating_point_v<T> && (sizeof(T) > t.size || std::is_same_v<T, long double>);
     }
 }
 

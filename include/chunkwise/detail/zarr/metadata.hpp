@@ -4,10 +4,12 @@
 // stored type and byte order, fill value as the stored type's bytes, chunk keys, and the codec
 // chain (detail/zarr/codecs.hpp decodes it). Everything it refuses is a zarr::error naming the
 // store and the field.
+#include <chunkwise/detail/codecs/table.hpp>
 #include <chunkwise/zarr/error.hpp>
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstddef>
@@ -34,11 +36,33 @@ struct dtype {
     }
 };
 
-/// One codec as the metadata names it, with its configuration.
+/// One codec as the metadata names it, with its configuration, and the codec floor's codec of
+/// that name (null where chunkwise has none) with its decode parameters from the configuration.
 struct codec_spec {
     std::string name;
     json config;
+    const chunkwise::detail::codecs::codec* impl = nullptr;
+    std::vector<unsigned> params;
 };
+
+/// The codec of the registry that format `format` names `name`, with its decode parameters: the
+/// configuration's integers at the codec's `zarr_params` keys (0 where absent or not an integer).
+inline codec_spec bind_codec(std::string name, json config, int format) {
+    namespace cs = chunkwise::detail::codecs;
+    codec_spec c{std::move(name), std::move(config), nullptr, {}};
+    c.impl = cs::find_zarr_codec(c.name, format);
+    if (c.impl != nullptr && c.impl->zarr_params != nullptr && c.config.is_object()) {
+        const std::string keys = c.impl->zarr_params;
+        for (std::size_t at = 0; at <= keys.size();) {
+            const std::size_t end = std::min(keys.find(',', at), keys.size());
+            const auto v = c.config.find(keys.substr(at, end - at));
+            const bool given = v != c.config.end() && v->is_number_unsigned() && v->get<std::uint64_t>() <= 0xFFFFFFFFu;
+            c.params.push_back(given ? static_cast<unsigned>(v->get<std::uint64_t>()) : 0u);
+            at = end + 1;
+        }
+    }
+    return c;
+}
 
 struct chain;
 
@@ -55,6 +79,7 @@ struct shard_spec {
 /// order, and the layout of the decoded values: the buffer is row-major over the chunk's axes in
 /// the order `perm` (identity: C order; reversed: F order; v3 transpose codecs compose into it).
 struct chain {
+    int format = 2;                        // the Zarr format whose names the codecs have
     std::vector<codec_spec> bytes_codecs;  // in encoding order
     bool big = false;
     std::vector<std::size_t> perm;
@@ -76,11 +101,48 @@ struct meta {
 
 [[noreturn]] inline void bad(const std::string& store, const std::string& what) { throw error(store, "", what); }
 
+/// The most characters of a value that a message quotes.
+inline constexpr std::size_t quoted_most = 200;
+
+/// `text` for a message: itself, or its first characters and "…" where longer than quoted_most.
+inline std::string bounded_text(const std::string& text) {
+    if (text.size() <= quoted_most) return text;
+    return text.substr(0, quoted_most) + "…";
+}
+
+/// Appends `j` as JSON text to `out`, stopping once out holds more than `most` characters.
+inline void append_shown(std::string& out, const json& j, std::size_t most) {
+    if (out.size() > most) return;
+    if (j.is_array() || j.is_object()) {
+        out += j.is_array() ? '[' : '{';
+        bool first = true;
+        for (auto it = j.begin(); it != j.end() && out.size() <= most; ++it) {
+            if (!first) out += ", ";
+            first = false;
+            if (j.is_object()) out += json(it.key()).dump() + ": ";
+            append_shown(out, it.value(), most);
+        }
+        if (out.size() <= most) out += j.is_array() ? ']' : '}';
+    } else if (j.is_string()) {
+        const std::string& v = j.get_ref<const std::string&>();
+        out += json(v.size() > most ? v.substr(0, most) : v).dump();
+    } else {
+        out += j.dump();
+    }
+}
+
+/// `j` as JSON text for a message, at most about quoted_most characters ("…" where cut).
+inline std::string shown(const json& j) {
+    std::string out;
+    append_shown(out, j, quoted_most);
+    return bounded_text(out);
+}
+
 inline std::vector<std::size_t> sizes(const std::string& store, const json& j, const char* field) {
     if (!j.is_array()) bad(store, std::string("'") + field + "' is not a list of integers");
     std::vector<std::size_t> out;
     for (const json& v : j) {
-        if (!v.is_number_unsigned()) bad(store, std::string("'") + field + "' holds " + v.dump() + ", not an integer >= 0");
+        if (!v.is_number_unsigned()) bad(store, std::string("'") + field + "' holds " + shown(v) + ", not an integer >= 0");
         out.push_back(v.get<std::size_t>());
     }
     return out;
@@ -88,7 +150,7 @@ inline std::vector<std::size_t> sizes(const std::string& store, const json& j, c
 
 /// A v2 dtype string: "<f8", ">i2", "|u1", "|b1".
 inline dtype parse_v2_dtype(const std::string& store, const json& j) {
-    if (!j.is_string()) bad(store, "dtype " + j.dump() + " is not a numeric type (structured types are not read)");
+    if (!j.is_string()) bad(store, "dtype " + shown(j) + " is not a numeric type (structured types are not read)");
     const std::string s = j.get<std::string>();
     if (s.size() < 3 || (s[0] != '<' && s[0] != '>' && s[0] != '|') || std::string("iufb").find(s[1]) == std::string::npos)
         bad(store, "dtype '" + s + "' is not one chunkwise reads (integers, unsigned integers, floats, bool)");
@@ -106,7 +168,7 @@ inline dtype parse_v2_dtype(const std::string& store, const json& j) {
 
 /// A v3 data_type name: "float64", "int8", "bool".
 inline dtype parse_v3_dtype(const std::string& store, const json& j) {
-    const std::string s = j.is_string() ? j.get<std::string>() : j.dump();
+    const std::string s = j.is_string() ? j.get<std::string>() : shown(j);
     dtype t;
     if (s == "bool") return dtype{'b', 1, false};
     const auto at = s.find_first_of("0123456789");
@@ -115,11 +177,11 @@ inline dtype parse_v3_dtype(const std::string& store, const json& j) {
     if (base == "int") t.kind = 'i';
     else if (base == "uint") t.kind = 'u';
     else if (base == "float") t.kind = 'f';
-    else bad(store, "data_type " + j.dump() + " is not one chunkwise reads (integers, unsigned integers, floats, bool)");
+    else bad(store, "data_type " + shown(j) + " is not one chunkwise reads (integers, unsigned integers, floats, bool)");
     if (bits != "8" && bits != "16" && bits != "32" && bits != "64")
-        bad(store, "data_type " + j.dump() + " is not one chunkwise reads");
+        bad(store, "data_type " + shown(j) + " is not one chunkwise reads");
     t.size = static_cast<std::size_t>(std::stoi(bits) / 8);
-    if (t.kind == 'f' && t.size < 4) bad(store, "data_type " + j.dump() + " is not one chunkwise reads (float16 is not)");
+    if (t.kind == 'f' && t.size < 4) bad(store, "data_type " + shown(j) + " is not one chunkwise reads (float16 is not)");
     return t;
 }
 
@@ -133,7 +195,7 @@ std::vector<unsigned char> bytes_of(S v) {
 /// The fill value as one element of `t` in native byte order: null (0), a number, true/false,
 /// "NaN", "Infinity", "-Infinity", or (v3) "0x..." the value's bits.
 inline std::vector<unsigned char> parse_fill(const std::string& store, const json& j, const dtype& t) {
-    const auto refuse = [&] { bad(store, "fill_value " + j.dump() + " is not a value of type " + t.name()); };
+    const auto refuse = [&] { bad(store, "fill_value " + shown(j) + " is not a value of type " + t.name()); };
     if (j.is_null()) return std::vector<unsigned char>(t.size, 0);
     if (t.kind == 'b') {
         if (!j.is_boolean() && !j.is_number_integer()) refuse();
@@ -184,8 +246,8 @@ inline std::vector<std::size_t> identity(std::size_t n) {
 /// A v2 numcodecs entry {"id": NAME, ...}.
 inline codec_spec v2_codec(const std::string& store, const json& j) {
     if (!j.is_object() || !j.contains("id") || !j["id"].is_string())
-        bad(store, "a compressor or filter " + j.dump() + " without an 'id'");
-    return {j["id"].get<std::string>(), j};
+        bad(store, "a compressor or filter " + shown(j) + " without an 'id'");
+    return bind_codec(j["id"].get<std::string>(), j, 2);
 }
 
 /// .zarray as parsed JSON.
@@ -201,13 +263,13 @@ inline meta parse_v2(const std::string& store, const json& z) {
     m.type = parse_v2_dtype(store, z["dtype"]);
     m.fill = parse_fill(store, z.value("fill_value", json()), m.type);
     const json& order = z["order"];
-    if (order != "C" && order != "F") bad(store, "order " + order.dump() + " is neither \"C\" nor \"F\"");
+    if (order != "C" && order != "F") bad(store, "order " + shown(order) + " is neither \"C\" nor \"F\"");
     m.codecs.big = m.type.big;
     m.codecs.perm = identity(m.shape.size());
     if (order == "F") std::reverse(m.codecs.perm.begin(), m.codecs.perm.end());
     if (z.contains("dimension_separator")) {
         const json& s = z["dimension_separator"];
-        if (s != "." && s != "/") bad(store, "dimension_separator " + s.dump() + " is neither \".\" nor \"/\"");
+        if (s != "." && s != "/") bad(store, "dimension_separator " + shown(s) + " is neither \".\" nor \"/\"");
         m.separator = s.get<std::string>()[0];
     }
     if (z.contains("filters") && !z["filters"].is_null()) {
@@ -222,19 +284,20 @@ inline meta parse_v2(const std::string& store, const json& z) {
 inline chain parse_v3_codecs(const std::string& store, const json& list, std::size_t rank, std::size_t item) {
     if (!list.is_array() || list.empty()) bad(store, "'codecs' is not a list of codecs");
     chain c;
+    c.format = 3;
     c.perm = identity(rank);
     bool seen_bytes = false;
     for (const json& j : list) {
-        if (!j.is_object() || !j.contains("name") || !j["name"].is_string()) bad(store, "a codec " + j.dump() + " without a 'name'");
+        if (!j.is_object() || !j.contains("name") || !j["name"].is_string()) bad(store, "a codec " + shown(j) + " without a 'name'");
         const std::string name = j["name"].get<std::string>();
         const json conf = j.value("configuration", json::object());
         if (name == "transpose") {
             if (seen_bytes) bad(store, "transpose after the array-to-bytes codec");
             const std::vector<std::size_t> order = sizes(store, conf.value("order", json()), "order");
             std::vector<bool> used(rank, false);
-            if (order.size() != rank) bad(store, "transpose order " + conf.dump() + " is not a permutation of the axes");
+            if (order.size() != rank) bad(store, "transpose order " + shown(conf) + " is not a permutation of the axes");
             for (std::size_t o : order) {
-                if (o >= rank || used[o]) bad(store, "transpose order " + conf.dump() + " is not a permutation of the axes");
+                if (o >= rank || used[o]) bad(store, "transpose order " + shown(conf) + " is not a permutation of the axes");
                 used[o] = true;
             }
             std::vector<std::size_t> p(rank);
@@ -260,7 +323,7 @@ inline chain parse_v3_codecs(const std::string& store, const json& list, std::si
             }
         } else {
             if (!seen_bytes) bad(store, "codec '" + name + "' before the array-to-bytes codec (bytes)");
-            c.bytes_codecs.push_back({name, conf});
+            c.bytes_codecs.push_back(bind_codec(name, conf, 3));
         }
     }
     if (!seen_bytes) bad(store, "no array-to-bytes codec (bytes or sharding_indexed) in 'codecs'");
@@ -281,7 +344,7 @@ inline meta parse_v3(const std::string& store, const json& z) {
     m.type = parse_v3_dtype(store, z["data_type"]);
     const json& grid = z["chunk_grid"];
     if (!grid.is_object() || grid.value("name", std::string()) != "regular")
-        bad(store, "chunk_grid " + grid.dump() + " is not a regular grid");
+        bad(store, "chunk_grid " + shown(grid) + " is not a regular grid");
     m.chunks = sizes(store, grid.value("configuration", json::object()).value("chunk_shape", json()), "chunk_shape");
     m.fill = parse_fill(store, z.value("fill_value", json()), m.type);
     const json keys = z.value("chunk_key_encoding", json{{"name", "default"}});

@@ -4,6 +4,8 @@
 // buffers, and copied into the output with its byte order, layout (C, F, transposed) and type
 // conversion in one pass; a chunk with no file reads as the fill value. No lock: the only shared
 // state is the metadata, read-only after the array is opened.
+#include <chunkwise/detail/core/clock.hpp>
+#include <chunkwise/detail/core/posix_io.hpp>
 #include <chunkwise/detail/zarr/codecs.hpp>
 #include <chunkwise/detail/zarr/metadata.hpp>
 
@@ -39,29 +41,27 @@ struct fd_guard {
 };
 
 /// Reads [at, at + n) of `fd` into out; false where the file ends first.
+/// \throws std::runtime_error where the read fails
 inline bool pread_all(int fd, unsigned char* out, std::size_t n, std::uint64_t at) {
-    std::size_t done = 0;
-    while (done < n) {
-        const ssize_t got = ::pread(fd, out + done, n - done, static_cast<off_t>(at + done));
-        if (got < 0 && errno == EINTR) continue;
-        if (got < 0) throw std::runtime_error(std::string("cannot be read: ") + std::strerror(errno));
-        if (got == 0) return false;
-        done += static_cast<std::size_t>(got);
-    }
-    return true;
+    const std::ptrdiff_t got = chunkwise::detail::posix::pread_full(fd, out, n, at);
+    if (got < 0) throw std::runtime_error(std::string("cannot be read: ") + std::strerror(errno));
+    chunkwise::detail::thread_read_bytes += static_cast<double>(got);  // worker_stats::read_bytes
+    return static_cast<std::size_t>(got) == n;
 }
 
-/// Opens the file of chunk `key`; false (fd -1) where it does not exist.
+/// Opens the file of chunk `key` (only a regular file: never blocks on a FIFO); false (fd -1)
+/// where it does not exist.
 inline bool open_chunk(const state& s, const std::string& key, fd_guard& f, std::uint64_t& size) {
-    const std::string path = s.store + "/" + key;
-    f.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    namespace posix = chunkwise::detail::posix;
+    posix::open_outcome how{};
+    f.fd = posix::open_regular(s.store + "/" + key, O_RDONLY, 0, how);
     if (f.fd < 0) {
-        if (errno == ENOENT) return false;
+        if (how == posix::open_outcome::missing) return false;
+        if (how == posix::open_outcome::not_regular) throw error(s.store, key, "is not a file");
         throw error(s.store, key, std::string("cannot be opened: ") + std::strerror(errno));
     }
     struct stat st {};
     if (::fstat(f.fd, &st) != 0) throw error(s.store, key, std::string("cannot be read: ") + std::strerror(errno));
-    if (!S_ISREG(st.st_mode)) throw error(s.store, key, "is not a file");
     size = static_cast<std::uint64_t>(st.st_size);
     return true;
 }
@@ -107,6 +107,54 @@ S load(const unsigned char* p, bool swap) noexcept {
     }
 }
 
+/// True where every value of S is a value of T (no conversion can lose anything).
+template <class T, class S>
+inline constexpr bool always_exact = [] {
+    using TL = std::numeric_limits<T>;
+    using SL = std::numeric_limits<S>;
+    if constexpr (std::is_same_v<T, S>) return true;
+    else if constexpr (std::is_same_v<T, bool> || std::is_same_v<S, bool>) return false;
+    else if constexpr (std::is_floating_point_v<T> && std::is_floating_point_v<S>) return TL::digits >= SL::digits && TL::max_exponent >= SL::max_exponent;
+    else if constexpr (std::is_floating_point_v<T>) return TL::digits >= SL::digits;
+    else if constexpr (std::is_floating_point_v<S>) return false;
+    else return (std::is_signed_v<T> || !std::is_signed_v<S>) && TL::digits >= SL::digits;
+}();
+
+/// v as T: a plain conversion where T holds every S; else as read_options::convert documents it:
+/// floats to integers truncated toward zero and clipped to T's range (NaN: 0), integers clipped to
+/// T's range, floats to a narrower float rounded to nearest (beyond its range: infinity).
+template <class T, class S>
+T convert_value(S v) noexcept {
+    if constexpr (always_exact<T, S>) {
+        return static_cast<T>(v);
+    } else if constexpr (std::is_same_v<T, bool>) {
+        return v != S{};
+    } else if constexpr (std::is_floating_point_v<T> && std::is_floating_point_v<S>) {
+        if (v > static_cast<S>(std::numeric_limits<T>::max())) return std::numeric_limits<T>::infinity();
+        if (v < static_cast<S>(std::numeric_limits<T>::lowest())) return -std::numeric_limits<T>::infinity();
+        return static_cast<T>(v);
+    } else if constexpr (std::is_floating_point_v<T>) {
+        return static_cast<T>(v);  // an integer: rounded to the nearest float
+    } else if constexpr (std::is_floating_point_v<S>) {
+        if (v != v) return T{};
+        // T's limits as S: max() rounds up to 2^digits in S where S cannot hold it, so compare with >=.
+        if (v >= static_cast<S>(std::numeric_limits<T>::max())) return std::numeric_limits<T>::max();
+        if (v <= static_cast<S>(std::numeric_limits<T>::lowest())) return std::numeric_limits<T>::lowest();
+        return static_cast<T>(v);
+    } else if constexpr (std::is_signed_v<S>) {
+        if (v < 0 && !std::is_signed_v<T>) return T{};
+        if (std::is_signed_v<T> && static_cast<long long>(v) < static_cast<long long>(std::numeric_limits<T>::lowest()))
+            return std::numeric_limits<T>::lowest();
+        if (v > 0 && static_cast<unsigned long long>(v) > static_cast<unsigned long long>(std::numeric_limits<T>::max()))
+            return std::numeric_limits<T>::max();
+        return static_cast<T>(v);
+    } else {
+        if (static_cast<unsigned long long>(v) > static_cast<unsigned long long>(std::numeric_limits<T>::max()))
+            return std::numeric_limits<T>::max();
+        return static_cast<T>(v);
+    }
+}
+
 /// Copies the runs of every axis from `src` (strides in bytes, per axis) to `dst` (strides in
 /// elements), converting S to T.
 template <class T, class S>
@@ -121,7 +169,7 @@ void copy_runs(const unsigned char* src, const std::vector<std::size_t>& sstride
             if (!swap && sstride[d] == sizeof(S) && std::is_same_v<T, S>) {
                 std::memcpy(o, s, r.count * sizeof(S));
             } else {
-                for (std::size_t i = 0; i < r.count; ++i) o[i] = static_cast<T>(load<S>(s + i * sstride[d], swap));
+                for (std::size_t i = 0; i < r.count; ++i) o[i] = convert_value<T, S>(load<S>(s + i * sstride[d], swap));
             }
         } else {
             for (std::size_t i = 0; i < r.count; ++i)

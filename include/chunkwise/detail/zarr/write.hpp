@@ -1,10 +1,13 @@
 #pragma once
 // Internal: writing Zarr stores. The metadata each format wants for write_options (v2 .zarray
 // with numcodecs' compressor and filters; v3 zarr.json with bytes, a compressor and optionally
-// sharding_indexed with a crc32c-checked index at the end), the encoding of one chunk, and the
-// write of one file under a temporary name renamed into place, so a reader (or a rerun) never
-// sees half a chunk.
+// sharding_indexed with a crc32c-checked index at the end), each codec's entry from the codec
+// floor, and the write of one file under a temporary name renamed into place, so a reader (or a
+// rerun) never sees half a chunk.
+#include <chunkwise/detail/codecs/pipeline.hpp>
+#include <chunkwise/detail/core/posix_io.hpp>
 #include <chunkwise/detail/zarr/codecs.hpp>
+#include <chunkwise/store.hpp>
 #include <chunkwise/zarr/error.hpp>
 
 #include <fcntl.h>
@@ -37,78 +40,51 @@ std::string v3_dtype() {
     return std::string(std::is_floating_point_v<T> ? "float" : std::is_signed_v<T> ? "int" : "uint") + std::to_string(sizeof(T) * 8);
 }
 
-/// What a write encodes: the compressor's name (v2 numcodecs id / v3 name), its inner codec
-/// (Blosc), level, and whether bytes are shuffled (by Blosc, or a shuffle filter before).
-struct encoder {
-    std::string name;  // "" for none
-    std::string cname;
-    int level = 0;
-    bool shuffle = false;
-    std::size_t item = 1;
+/// How a write encodes each chunk: the codec floor's pipeline (shuffle, then the compressor), and
+/// the compressor with its request as the metadata states them.
+struct encoding {
+    codecs::pipeline pipe;
+    const codecs::codec* main = nullptr;  // null: no compressor
+    codecs::encode_request request;       // main's, its level resolved
+    bool shuffle_filter = false;          // a shuffle codec runs before main (v2 filter "shuffle")
+    std::size_t item = 1;                 // bytes per value
 };
 
-/// Encodes [in, in + n) with `e` into out (which may be `in`'s copy where nothing is done).
-inline void encode_bytes(const encoder& e, const unsigned char* in, std::size_t n, std::vector<unsigned char>& out) {
-    std::vector<unsigned char> shuffled;
-    if (e.shuffle && e.name != "blosc" && e.item > 1) {
-        shuffled.resize(n);
-        hd::shuffle_bytes(in, shuffled.data(), n, e.item);
-        in = shuffled.data();
+/// The encoding of `w` (resolved and checked) for values of `item` bytes, with shuffle asked or not.
+inline encoding make_encoding(const codecs::write_codec& w, bool shuffle, std::size_t item, std::size_t chunk_bytes) {
+    encoding e;
+    e.pipe = codecs::make_pipeline(w.main, w.option, w.level, shuffle, item, chunk_bytes);
+    e.item = item;
+    for (const auto& [c, r] : e.pipe) {
+        if (c == w.main) {
+            e.main = c;
+            e.request = r;
+        } else {
+            e.shuffle_filter = true;
+        }
     }
-    if (e.name.empty()) {
-        out.assign(in, in + n);
-    } else if (e.name == "gzip") {
-        gzip_bytes(in, n, out, e.level);
-    } else if (e.name == "zlib") {
-        out.resize(hd::deflate_bytes(in, n, out, e.level));
-    } else if (e.name == "zstd") {
-#if defined(CHUNKWISE_USE_ZSTD)
-        hd::zstd_encode(in, n, out, e.level);
-#endif
-    } else if (e.name == "blosc") {
-#if defined(CHUNKWISE_USE_BLOSC)
-        hd::blosc_encode(in, n, out, e.item, e.level, e.shuffle ? hd::blosc_shuffle::byte : hd::blosc_shuffle::none,
-                         e.cname.c_str());
-#endif
-    } else if (e.name == "bz2") {
-#if defined(CHUNKWISE_USE_BZIP2)
-        hd::bzip2_encode(in, n, out, e.level);
-#endif
-    } else if (e.name == "lz4") {
-#if defined(CHUNKWISE_USE_LZ4)
-        if (n > static_cast<std::size_t>(LZ4_MAX_INPUT_SIZE)) throw std::runtime_error("a chunk too large for LZ4");
-        out.resize(4 + static_cast<std::size_t>(LZ4_compressBound(static_cast<int>(n))));
-        write_le32(out.data(), static_cast<std::uint32_t>(n));
-        const int got = LZ4_compress_default(reinterpret_cast<const char*>(in), reinterpret_cast<char*>(out.data() + 4),
-                                             static_cast<int>(n), static_cast<int>(out.size() - 4));
-        if (got <= 0) throw std::runtime_error("LZ4 encoding failed");
-        out.resize(4 + static_cast<std::size_t>(got));
-#endif
-    }
+    return e;
 }
 
-/// Writes `bytes` as the file store/key: into a temporary name beside it, closed with every
-/// error checked, then renamed over the key. Nothing is left under a temporary name on failure.
+/// Writes `bytes` as the file store/key: into a temporary name beside it (never a FIFO or device:
+/// posix::open_regular), closed with every error checked, then renamed over the key. Nothing is
+/// left under a temporary name on failure.
 inline void write_file(const std::string& store, const std::string& key, const unsigned char* data, std::size_t n) {
     namespace fs = std::filesystem;
+    namespace posix = chunkwise::detail::posix;
     const fs::path target = fs::path(store) / key;
     std::error_code ec;
     fs::create_directories(target.parent_path(), ec);
     static std::atomic<unsigned long> serial{0};
     const std::string tmp = target.string() + ".partial." + std::to_string(::getpid()) + "." + std::to_string(serial++);
-    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) throw error(store, key, std::string("cannot be written: ") + std::strerror(errno));
-    std::string problem;
-    std::size_t done = 0;
-    while (done < n) {
-        const ssize_t put = ::write(fd, data + done, n - done);
-        if (put < 0 && errno == EINTR) continue;
-        if (put <= 0) {
-            problem = std::string("cannot be written: ") + (put < 0 ? std::strerror(errno) : "no progress");
-            break;
-        }
-        done += static_cast<std::size_t>(put);
+    posix::open_outcome how{};
+    const int fd = posix::open_regular(tmp, O_WRONLY | O_CREAT | O_EXCL, 0644, how);
+    if (fd < 0) {
+        throw error(store, key, std::string("cannot be written: ") +
+                                    (how == posix::open_outcome::not_regular ? "not a regular file" : std::strerror(errno)));
     }
+    std::string problem;
+    if (!posix::write_all(fd, data, n)) problem = std::string("cannot be written: ") + std::strerror(errno);
     if (::close(fd) != 0 && problem.empty()) problem = std::string("cannot be written: ") + std::strerror(errno);
     if (problem.empty() && std::rename(tmp.c_str(), target.c_str()) != 0)
         problem = std::string("cannot be renamed into place: ") + std::strerror(errno);
@@ -118,67 +94,117 @@ inline void write_file(const std::string& store, const std::string& key, const u
     }
 }
 
-/// Makes `store` ready for a new array: created where missing, emptied where it holds a Zarr
-/// array or group already (as zarr-python's mode "w"); refused where it is a file or a directory
-/// holding anything else.
-inline void prepare_store(const std::string& store) {
+/// The file a store holds while chunkwise writes it: from before its first chunk until its
+/// metadata is in place. A store with this file and no metadata is an unfinished write: readers say
+/// so, and the next write of that store clears it.
+inline constexpr const char* unfinished_marker = ".chunkwise-unfinished";
+
+/// What the directory `store` holds: nothing (or does not exist), a Zarr array or group, an
+/// unfinished chunkwise write, or other files. \throws zarr::error if it is a file or cannot be listed
+enum class store_content { empty, zarr, unfinished, foreign };
+inline store_content content_of(const std::string& store) {
     namespace fs = std::filesystem;
     std::error_code ec;
     const auto st = fs::status(store, ec);
-    if (fs::exists(st)) {
-        if (!fs::is_directory(st)) throw error(store, "", "is a file, not a directory store");
-        bool empty = true, zarr = false;
-        for (const auto& e : fs::directory_iterator(store, ec)) {
-            empty = false;
-            const std::string n = e.path().filename().string();
-            if (n == ".zarray" || n == "zarr.json" || n == ".zgroup") zarr = true;
-        }
-        if (ec) throw error(store, "", "cannot be listed: " + ec.message());
-        if (!empty && !zarr) throw error(store, "", "exists and holds files that are not a Zarr array: not overwritten");
-        for (const auto& e : fs::directory_iterator(store, ec)) {
-            fs::remove_all(e.path(), ec);
-            if (ec) throw error(store, "", "cannot remove the old array's " + e.path().filename().string() + ": " + ec.message());
-        }
-    } else {
-        fs::create_directories(store, ec);
-        if (ec) throw error(store, "", "cannot be created: " + ec.message());
+    if (!fs::exists(st)) return store_content::empty;
+    if (!fs::is_directory(st)) throw error(store, "", "is a file, not a directory store");
+    bool empty = true, zarr = false, marker = false;
+    for (const auto& e : fs::directory_iterator(store, ec)) {
+        empty = false;
+        const std::string n = e.path().filename().string();
+        if (n == ".zarray" || n == "zarr.json" || n == ".zgroup") zarr = true;
+        if (n == unfinished_marker) marker = true;
+    }
+    if (ec) throw error(store, "", "cannot be listed: " + ec.message());
+    return empty ? store_content::empty : zarr ? store_content::zarr : marker ? store_content::unfinished : store_content::foreign;
+}
+
+/// Removes everything inside `store` (and the directory itself where `remove_dir`).
+inline void clear_store(const std::string& store, bool remove_dir) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    if (remove_dir) {
+        fs::remove_all(store, ec);
+        if (ec) throw error(store, "", "cannot be removed: " + ec.message());
+        return;
+    }
+    for (const auto& e : fs::directory_iterator(store, ec)) {
+        fs::remove_all(e.path(), ec);
+        if (ec) throw error(store, "", "cannot remove the old array's " + e.path().filename().string() + ": " + ec.message());
     }
 }
 
-/// The metadata file's name and text for an array of T of `shape` written with `chunk` (the
-/// grid's: the shard where sharded) and `e`.
+/// Makes `store` ready for a new array and marks it unfinished; returns true where it created the
+/// directory. An unfinished write there is cleared. Where it holds a Zarr array or group already,
+/// `create` refuses and `replace` empties it first (zarr-python's mode "w"); anything else in it
+/// is refused, whatever the mode.
+inline bool prepare_store(const std::string& store, write_mode mode) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const store_content c = content_of(store);
+    if (c == store_content::foreign)
+        throw error(store, "", "exists and holds files that are not a Zarr array: not overwritten");
+    if (c == store_content::zarr && mode == write_mode::create)
+        throw error(store, "", "holds a Zarr array or group already: not overwritten (write_mode::create; "
+                               "ask for write_mode::replace to replace it)");
+    if (c != store_content::empty) clear_store(store, false);
+    const bool created = !fs::exists(store, ec);
+    fs::create_directories(store, ec);
+    if (ec) throw error(store, "", "cannot be created: " + ec.message());
+    const std::string note = "a chunkwise write of this store began and has not finished\n";
+    write_file(store, unfinished_marker, reinterpret_cast<const unsigned char*>(note.data()), note.size());
+    return created;
+}
+
+/// Ends a write: the metadata file (`name`, `text`) put in place, then the unfinished mark removed.
+inline void finish_store(const std::string& store, const std::string& name, const std::string& text) {
+    write_file(store, name, reinterpret_cast<const unsigned char*>(text.data()), text.size());
+    std::error_code ec;
+    std::filesystem::remove(std::filesystem::path(store) / unfinished_marker, ec);
+    chunkwise::detail::posix::sync_dir(store);
+}
+
+/// A codec's Zarr entry: {"id": NAME, ...config} (v2) or {"name": NAME, "configuration": {...}} (v3).
+inline json codec_entry(const codecs::codec& c, const codecs::encode_request& r, int format) {
+    const json config = json::parse("{" + (c.zarr_config != nullptr ? c.zarr_config(r, format) : std::string()) + "}");
+    if (format == 2) {
+        json e = {{"id", c.zarr_v2}};
+        e.update(config);
+        return e;
+    }
+    json e = {{"name", c.zarr_v3}};
+    if (!config.empty()) e["configuration"] = config;
+    return e;
+}
+
+/// The metadata file's name and text for an array of T of `shape` written with `grid` chunks (the
+/// shard where sharded; `inner` its chunks) and encoding `e`.
 template <class T>
 std::pair<std::string, std::string> metadata_text(const std::vector<std::size_t>& shape, const std::vector<std::size_t>& grid,
-                                                  const std::vector<std::size_t>& inner, const encoder& e, int format) {
-    json compressor;
+                                                  const std::vector<std::size_t>& inner, const encoding& e, int format) {
     if (format == 2) {
-        if (e.name == "blosc") compressor = {{"id", "blosc"}, {"cname", e.cname}, {"clevel", e.level}, {"shuffle", e.shuffle ? 1 : 0}, {"blocksize", 0}};
-        else if (e.name == "lz4") compressor = {{"id", "lz4"}, {"acceleration", 1}};
-        else if (!e.name.empty()) compressor = {{"id", e.name}, {"level", e.level}};
         json filters;
-        if (e.shuffle && e.name != "blosc") filters = json::array({{{"id", "shuffle"}, {"elementsize", sizeof(T)}}});
+        codecs::encode_request shuffle_request;
+        shuffle_request.elem_size = sizeof(T);
+        if (e.shuffle_filter) filters = json::array({codec_entry(codecs::shuffle_codec, shuffle_request, 2)});
+        const json compressor = e.main != nullptr ? codec_entry(*e.main, e.request, 2) : json();
         json z = {{"zarr_format", 2}, {"shape", shape}, {"chunks", grid}, {"dtype", v2_dtype<T>()},
                   {"compressor", compressor}, {"fill_value", 0}, {"filters", filters}, {"order", "C"},
                   {"dimension_separator", "."}};
         return {".zarray", z.dump(4)};
     }
-    json codecs = json::array({{{"name", "bytes"}, {"configuration", {{"endian", std::endian::native == std::endian::little ? "little" : "big"}}}}});
-    if (sizeof(T) == 1) codecs[0].erase("configuration");
-    if (e.name == "blosc")
-        codecs.push_back({{"name", "blosc"}, {"configuration", {{"cname", e.cname}, {"clevel", e.level}, {"shuffle", e.shuffle ? "shuffle" : "noshuffle"}, {"typesize", sizeof(T)}, {"blocksize", 0}}}});
-    else if (e.name == "zstd")
-        codecs.push_back({{"name", "zstd"}, {"configuration", {{"level", e.level}, {"checksum", false}}}});
-    else if (e.name == "gzip")
-        codecs.push_back({{"name", "gzip"}, {"configuration", {{"level", e.level}}}});
+    json codecs_list = json::array({{{"name", "bytes"}, {"configuration", {{"endian", std::endian::native == std::endian::little ? "little" : "big"}}}}});
+    if (sizeof(T) == 1) codecs_list[0].erase("configuration");
+    if (e.main != nullptr) codecs_list.push_back(codec_entry(*e.main, e.request, 3));
     if (inner != grid) {
         json index = json::array({{{"name", "bytes"}, {"configuration", {{"endian", "little"}}}}, {{"name", "crc32c"}}});
-        codecs = json::array({{{"name", "sharding_indexed"},
-                               {"configuration", {{"chunk_shape", inner}, {"codecs", codecs}, {"index_codecs", index}, {"index_location", "end"}}}}});
+        codecs_list = json::array({{{"name", "sharding_indexed"},
+                                    {"configuration", {{"chunk_shape", inner}, {"codecs", codecs_list}, {"index_codecs", index}, {"index_location", "end"}}}}});
     }
     json z = {{"zarr_format", 3}, {"node_type", "array"}, {"shape", shape}, {"data_type", v3_dtype<T>()},
               {"chunk_grid", {{"name", "regular"}, {"configuration", {{"chunk_shape", grid}}}}},
               {"chunk_key_encoding", {{"name", "default"}, {"configuration", {{"separator", "/"}}}}},
-              {"fill_value", std::is_same_v<T, bool> ? json(false) : json(0)}, {"codecs", codecs}, {"attributes", json::object()},
+              {"fill_value", std::is_same_v<T, bool> ? json(false) : json(0)}, {"codecs", codecs_list}, {"attributes", json::object()},
               {"storage_transformers", json::array()}};
     return {"zarr.json", z.dump(4)};
 }

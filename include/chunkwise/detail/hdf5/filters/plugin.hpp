@@ -8,7 +8,7 @@
 // an HDF5 that is not thread-safe (a plugin may call HDF5 on an error). A plugin is found as HDF5
 // finds it: in HDF5's plugin path (HDF5_PLUGIN_PATH, else its default folder), by the id its
 // H5PLget_plugin_info states. Every other filter goes through H5Dread under the lock.
-#include <chunkwise/detail/hdf5/filters/codec.hpp>
+#include <chunkwise/detail/hdf5/codecs.hpp>
 
 #include <hdf5.h>
 

@@ -3,7 +3,7 @@
 // plan (which chunks the box touches, where each one's bytes are, and what is done with it) made
 // under the library lock, and its execution (pread, decode, copy or weave into the output)
 // outside it. A new way to serve a chunk is one action in chunk_plan and one case in run_plan.
-#include <chunkwise/detail/hdf5/filters/table.hpp>
+#include <chunkwise/detail/hdf5/codecs.hpp>
 #include <chunkwise/detail/hdf5/format/index_walk.hpp>
 #include <chunkwise/detail/hdf5/library.hpp>
 #include <chunkwise/detail/hdf5/read/bytes.hpp>

@@ -2,7 +2,7 @@
 // Internal: one stored chunk's filters undone, each by its codec (filters/table.hpp) or by an
 // installed plugin in the calling thread, the last one writing straight into the output where
 // asked; and the most bytes a stored chunk of a dataset can hold.
-#include <chunkwise/detail/hdf5/filters/table.hpp>
+#include <chunkwise/detail/hdf5/codecs.hpp>
 #include <chunkwise/detail/hdf5/library.hpp>
 #include <chunkwise/detail/hdf5/read/bytes.hpp>
 #include <chunkwise/detail/hdf5/state.hpp>

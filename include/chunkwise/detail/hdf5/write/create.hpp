@@ -4,7 +4,7 @@
 // that either completes — every close checked, since HDF5 writes cached data when closing — or
 // leaves nothing behind that would make a retry fail with "already exists": a file it created is
 // removed, a dataset it added to an existing file is unlinked.
-#include <chunkwise/detail/hdf5/filters/table.hpp>
+#include <chunkwise/detail/hdf5/codecs.hpp>
 #include <chunkwise/detail/hdf5/library.hpp>
 #include <chunkwise/hdf5/error.hpp>
 #include <chunkwise/hdf5/write_options.hpp>
@@ -26,22 +26,15 @@ namespace chunkwise::h5 {
 
 namespace detail {
 
-/// The shape of one block result (arrays: shape(); vectors: their length).
-template <class R>
-std::vector<std::size_t> result_shape(const R& r) {
-    if constexpr (requires { r.shape(); }) {
-        const auto& s = r.shape();
-        return std::vector<std::size_t>(s.begin(), s.end());
-    } else {
-        return {r.size()};
-    }
-}
+/// The shape of one block result (arrays: shape(); vectors: their length): the store-neutral one.
+using chunkwise::detail::result_shape;
 
 /// The options as text, to compare them across ranks and name them in messages.
 inline std::string options_text(const write_options& opt) {
     return "chunk " + (opt.chunk.empty() ? std::string("automatic") : shape_text(opt.chunk)) + ", deflate " +
            std::to_string(opt.deflate) + ", shuffle " + (opt.shuffle ? "on" : "off") +
-           (opt.codec.empty() ? std::string() : ", codec " + opt.codec + " level " + std::to_string(opt.level));
+           (opt.codec.empty() ? std::string() : ", codec " + opt.codec + " level " + std::to_string(opt.level)) +
+           (opt.mode == write_mode::replace ? ", replace" : "");
 }
 
 /// Checks the options against the array's shape; fills in automatic chunks (whole rows, about
@@ -102,32 +95,14 @@ inline std::string room_problem(const std::string& file, std::uintmax_t data_byt
 }
 
 /// The filters a write applies to each chunk, in HDF5's order (what each one encodes, with its
-/// request): shuffle (unless the codec shuffles itself), then deflate or the codec, all from the
-/// filter table (filters/table.hpp). Call only after h5::codec_problem(opt) found nothing.
-inline std::vector<std::pair<const codec*, encode_request>> write_pipeline(const write_options& opt,
-                                                                            std::size_t elem_size) {
+/// request): shuffle (unless the codec shuffles itself), then deflate or the codec, from the codec
+/// floor (detail/codecs/). Call only after h5::codec_problem(opt) found nothing.
+inline codecs::pipeline write_pipeline(const write_options& opt, std::size_t elem_size) {
     std::size_t chunk_bytes = elem_size;
     for (std::size_t c : opt.chunk) chunk_bytes *= c;
-    encode_request base;
-    base.elem_size = elem_size;
-    base.chunk_bytes = chunk_bytes;
-    const codec* main = opt.codec.empty() ? nullptr : find_codec_option(opt.codec);
-    std::vector<std::pair<const codec*, encode_request>> out;
-    if (opt.shuffle && (main == nullptr || !main->own_shuffle)) out.emplace_back(find_codec(H5Z_FILTER_SHUFFLE), base);
-    if (opt.deflate > 0) {
-        encode_request r = base;
-        r.level = opt.deflate;
-        out.emplace_back(find_codec(H5Z_FILTER_DEFLATE), r);
-    }
-    if (main != nullptr) {
-        encode_request r = base;
-        const auto colon = opt.codec.find(':');
-        r.variant = colon == std::string::npos ? std::string() : opt.codec.substr(colon + 1);
-        r.level = opt.level;
-        r.shuffle = opt.shuffle && main->own_shuffle;
-        out.emplace_back(main, r);
-    }
-    return out;
+    const codecs::write_codec w =
+        codecs::resolve_write_codec(opt.deflate, opt.codec, opt.level, codecs::store_kind::hdf5);
+    return codecs::make_pipeline(w.main, w.option, w.level, opt.shuffle, elem_size, chunk_bytes);
 }
 
 /// Sets `opt`'s chunk shape and filters on a dataset creation property list (none when opt.chunk
@@ -158,10 +133,7 @@ public:
                                : handle(H5Fcreate(file.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, fapl), H5Fclose);
         if (!file_h_.valid()) fail("cannot open or create the file: " + last_error());
         created_file_ = !file_existed;
-        if (H5Lexists(file_h_.get(), path.c_str(), H5P_DEFAULT) > 0) {
-            committed_ = true;  // nothing of ours to undo
-            throw error(file_, path_, "write: the dataset already exists");
-        }
+        if (H5Lexists(file_h_.get(), path.c_str(), H5P_DEFAULT) > 0) replace_existing(opt.mode);
         H5Eclear2(H5E_DEFAULT);
         std::vector<hsize_t> dims(shape.begin(), shape.end());
         handle space(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr), H5Sclose);
@@ -207,6 +179,24 @@ public:
     }
 
 private:
+    // What exists at the path: refused (create), or a dataset unlinked first (replace).
+    void replace_existing(write_mode mode) {
+        bool dataset = false;
+        if (const hid_t o = H5Oopen(file_h_.get(), path_.c_str(), H5P_DEFAULT); o >= 0) {
+            dataset = H5Iget_type(o) == H5I_DATASET;
+            H5Oclose(o);
+        }
+        H5Eclear2(H5E_DEFAULT);
+        if (mode != write_mode::replace || !dataset) {
+            committed_ = true;  // nothing of ours to undo
+            throw error(file_, path_,
+                        !dataset ? "write: a group (or another object that is not a dataset) exists there: not replaced"
+                                 : "write: the dataset already exists (write_mode::create; ask for "
+                                   "write_mode::replace to replace it)");
+        }
+        if (H5Ldelete(file_h_.get(), path_.c_str(), H5P_DEFAULT) < 0) fail("cannot remove the old dataset: " + last_error());
+    }
+
     // Undoes what was made; returns a note for the message when that did not fully work.
     std::string abandon() noexcept {
         if (committed_) return {};

@@ -1,0 +1,249 @@
+#pragma once
+/// \file
+/// The store-neutral face of chunkwise's chunked stores (HDF5, Zarr): what a chunked array offers
+/// (the `chunked_array` concept), the vocabulary both stores share (`indices`, `block_bytes`,
+/// `read_buffer`, `read_options`, `write_mode`), and the partitions of any chunked array that
+/// never split a chunk. Standard library only.
+
+#include <chunkwise/partition.hpp>
+
+#include <unistd.h>
+
+#include <concepts>
+#include <cstddef>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace chunkwise {
+
+/// A selection of indices on one axis (>= 1; axis 0 holds the rows): `idx` in the order wanted,
+/// duplicates allowed. `a.read<T, N>(rows, indices{1, {4, 8, 15}})` reads entries 4, 8 and 15 of
+/// axis 1 of every row (atoms of a frame).
+struct indices {
+    std::size_t axis = 1;          ///< the axis the indices select on (>= 1)
+    std::vector<std::size_t> idx;  ///< the indices, in output order
+};
+
+/// Ask a store's `partition` for blocks of about this many bytes of decoded data each.
+struct block_bytes {
+    std::size_t count;  ///< bytes of decoded data per block, about
+};
+
+/// The block size the docs recommend for a pass over an array: large enough that per-block costs
+/// vanish, small enough that a block and its decode buffers stay cache-friendly and a worker's
+/// buffer small (docs/performance.md).
+inline constexpr block_bytes default_block_bytes{std::size_t{8} << 20};
+
+/// How reads convert stored values to the type asked for.
+struct read_options {
+    /// false (the default): a read into a type that cannot hold every stored value exactly is
+    /// refused (float64 into float, float32 into int, int64 into double). true: such reads convert
+    /// as the store's library does (HDF5: H5Dread's conversions; Zarr: docs/zarr.md), which may
+    /// round, truncate or clip.
+    bool convert = false;
+};
+
+/// What a write does where its target exists already. Nothing is ever deleted unless `replace` is
+/// asked for.
+enum class write_mode {
+    create,   ///< write a new array; an existing one of that name is an error, and is left as it is
+    replace,  ///< write a new array; an existing array (or Zarr group) of that name is removed first
+};
+
+/// A buffer a worker reuses from block to block: `a.read<T, N>(rows, buffer)` fills it and returns a
+/// view of the block in it, so a pass over many blocks allocates (and page faults) once per worker,
+/// not once per block. It grows to the largest block read and keeps that size; the view is valid
+/// until the next read into the same buffer. Keep one per thread (`thread_local` in the block
+/// function).
+template <class T>
+class read_buffer {
+public:
+    read_buffer() = default;
+    /// Elements it holds room for.
+    [[nodiscard]] std::size_t capacity() const noexcept { return storage_.size(); }
+    /// Gives back the memory.
+    void release() noexcept { std::vector<T>().swap(storage_); }
+
+    /// Room for at least `elements` values; returns their start. (For the stores' reads.)
+    T* reserve(std::size_t elements) {
+        if (storage_.size() < elements) {
+            std::vector<T>().swap(storage_);  // never hold the old and the new at once
+            storage_.resize(elements);
+        }
+        return storage_.data();
+    }
+
+private:
+    std::vector<T> storage_;
+};
+
+/// What a chunked array of a store offers, whatever the store (h5::dataset and zarr::array model
+/// it): its shape, its chunk shape (the unit never split by a partition along axis 0), its stored
+/// element type as numpy names it and that type's size, and reads of rows, whole or of selected
+/// indices, into a caller's buffer of T (row-major, exactly the values asked for).
+template <class Array, class T = double>
+concept chunked_array =
+    requires(const Array& a, const block& rows, const indices& sel, std::span<T> out) {
+        { a.shape() } -> std::convertible_to<std::vector<std::size_t>>;
+        { a.chunks() } -> std::convertible_to<std::vector<std::size_t>>;
+        { a.dtype() } -> std::convertible_to<std::string>;
+        { a.element_size() } -> std::convertible_to<std::size_t>;
+        a.read_into(rows, out);
+        a.read_into(rows, sel, out);
+    };
+
+namespace detail {
+
+/// The values one row of `shape` holds (every axis but the first).
+inline std::size_t row_values(const std::vector<std::size_t>& shape) noexcept {
+    std::size_t n = 1;
+    for (std::size_t d = 1; d < shape.size(); ++d) n *= shape[d];
+    return n;
+}
+
+/// Blocks of about b.count bytes over `rows` rows of `row_bytes` bytes, each a whole number of
+/// `unit` rows (at least one unit), balanced. \throws std::invalid_argument if b.count is 0
+inline std::vector<block> partition_by_bytes(std::size_t rows, std::size_t unit, std::size_t row_bytes, block_bytes b,
+                                             const std::string& prefix) {
+    if (b.count == 0) throw std::invalid_argument(prefix + " block_bytes{0}: a block must hold at least 1 byte");
+    unit = unit == 0 ? 1 : unit;
+    const std::size_t units = rows / unit + (rows % unit != 0 ? 1 : 0);
+    if (units == 0) return {};
+    const double unit_bytes = static_cast<double>(row_bytes) * static_cast<double>(unit);
+    const double per_block = unit_bytes > 0 ? static_cast<double>(b.count) / unit_bytes : static_cast<double>(units);
+    const std::size_t units_per_block = per_block >= static_cast<double>(units) ? units
+                                        : per_block < 1.5                       ? 1
+                                                          : static_cast<std::size_t>(per_block + 0.5);
+    const std::size_t blocks = units / units_per_block + (units % units_per_block != 0 ? 1 : 0);
+    return partition(rows, parts{blocks}, align{unit});
+}
+
+/// Blocks of `rows` rows aligned to `unit`, each with a halo of h.items rows (clipped at the ends).
+/// \throws std::invalid_argument if p.count is 0 or the halo is larger than the rows (naming `what`)
+inline std::vector<halo_block> partition_with_halo(std::size_t rows, std::size_t unit, parts p, halo h,
+                                                   const std::string& prefix, const std::string& what) {
+    if (h.items > rows)
+        throw std::invalid_argument(prefix + " halo{" + std::to_string(h.items) + "}: larger than " + what +
+                                    ", which has " + std::to_string(rows) + " rows");
+    return with_halo(partition(rows, p, align{unit == 0 ? 1 : unit}), rows, h);
+}
+
+/// The shape of one block's result: an array's shape(), or {size()} for a vector.
+template <class R>
+std::vector<std::size_t> result_shape(const R& r) {
+    if constexpr (requires { r.shape(); }) {
+        const auto& s = r.shape();
+        return std::vector<std::size_t>(s.begin(), s.end());
+    } else {
+        return {r.size()};
+    }
+}
+
+/// A shape, or a chunk's coordinates, as text for messages: "(4, 3)".
+inline std::string shape_text(const std::vector<std::size_t>& shape) {
+    std::string t = "(";
+    for (std::size_t d = 0; d < shape.size(); ++d) {
+        if (d > 0) t.append(", ");  // appended piecewise: g++ 12 -O3 warns (-Wrestrict) on "x" + string
+        t.append(std::to_string(shape[d]));
+    }
+    return t.append(")");
+}
+
+// ---- The checks of a read, the same words in every store (each prefixes its own error). ----
+
+/// "" where a rank-N read fits an array of `shape`, else why not.
+inline std::string rank_problem(std::size_t n, const std::vector<std::size_t>& shape) {
+    if (n == shape.size()) return {};
+    return "read<T, " + std::to_string(n) + ">: the array has rank " + std::to_string(shape.size()) + " (shape " +
+           shape_text(shape) + ")";
+}
+/// "" where rows lie inside axis 0 of `shape`, else why not.
+inline std::string rows_problem(const block& rows, const std::vector<std::size_t>& shape) {
+    if (rows.begin <= rows.end && rows.end <= shape[0]) return {};
+    return "rows [" + std::to_string(rows.begin) + ", " + std::to_string(rows.end) + ") are outside axis 0 of extent " +
+           std::to_string(shape[0]);
+}
+/// "" where `sel` selects inside an axis (>= 1) of `shape`, else why not.
+inline std::string selection_problem(const indices& sel, const std::vector<std::size_t>& shape) {
+    if (sel.axis == 0 || sel.axis >= shape.size())
+        return "indices on axis " + std::to_string(sel.axis) + ": the array has axes 0-" +
+               std::to_string(shape.size() - 1) + " and axis 0 holds the rows";
+    for (std::size_t i : sel.idx)
+        if (i >= shape[sel.axis])
+            return "index " + std::to_string(i) + " on axis " + std::to_string(sel.axis) + " lies outside its " +
+                   std::to_string(shape[sel.axis]) + " entries";
+    return {};
+}
+/// T's name as numpy names it ("float32", "int64", "bool").
+template <class T>
+std::string type_name() {
+    if constexpr (std::is_same_v<T, bool>) {
+        return "bool";
+    } else if constexpr (std::is_floating_point_v<T>) {
+        return sizeof(T) > 8 ? "longdouble" : "float" + std::to_string(sizeof(T) * 8);
+    } else {
+        return std::string(std::is_signed_v<T> ? "int" : "uint") + std::to_string(sizeof(T) * 8);
+    }
+}
+/// The refusal of a read into T that does not hold every value of the stored type `stored`.
+template <class T>
+std::string conversion_problem(const std::string& stored) {
+    return "stored as " + stored + ", which " + type_name<T>() +
+           " does not hold exactly: read as a type that does, or ask for the conversion with "
+           "read_options{.convert = true}";
+}
+/// "" where `have` values are what a read of `need` values wants, else why not.
+inline std::string buffer_problem(std::size_t have, std::size_t need) {
+    if (have == need) return {};
+    return "read_into: the buffer holds " + std::to_string(have) + " values, the read needs " + std::to_string(need);
+}
+/// "" where `values` values of `size` bytes fit in this machine's memory, else why not: a read
+/// larger than memory is refused before anything is allocated.
+inline std::string memory_problem(double values, std::size_t size) {
+    const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
+    if (pages <= 0 || page <= 0) return {};
+    const double memory = static_cast<double>(pages) * static_cast<double>(page);
+    const double bytes = values * static_cast<double>(size);
+    if (bytes <= memory) return {};
+    return "the read needs " + std::to_string(bytes) + " bytes as " + std::to_string(size) +
+           "-byte values, more than this machine's memory (" + std::to_string(memory) +
+           " bytes): read fewer rows";
+}
+/// The words of an allocation that failed for `values` values of `size` bytes.
+inline std::string allocation_problem(double values, std::size_t size) {
+    return "out of memory: cannot allocate " + std::to_string(values) + " values of " + std::to_string(size) +
+           " bytes";
+}
+
+}  // namespace detail
+
+/// Splits axis 0 of `a` into min(p.count, chunk rows) balanced blocks whose boundaries lie on
+/// multiples of the chunk's extent along axis 0: no chunk is read by two blocks.
+/// \throws std::invalid_argument if p.count is 0
+template <chunked_array Array>
+[[nodiscard]] std::vector<block> partition(const Array& a, parts p) {
+    return partition(a.shape()[0], p, align{a.chunks()[0]});
+}
+
+/// As partition(a, p), each block also allowed to read h.items rows before and after its own range,
+/// clipped at the array's ends: read `b.read_range()`, return results for [b.begin, b.end) only.
+/// \throws std::invalid_argument if p.count is 0 or the halo is larger than the array's rows
+template <chunked_array Array>
+[[nodiscard]] std::vector<halo_block> partition(const Array& a, parts p, halo h) {
+    return detail::partition_with_halo(a.shape()[0], a.chunks()[0], p, h, "[chunkwise.store]", "the array");
+}
+
+/// Splits axis 0 of `a` into balanced blocks of about b.count bytes of decoded data (the stored
+/// element size), each a whole number of chunk rows (at least one, however small b.count is).
+/// \throws std::invalid_argument if b.count is 0
+template <chunked_array Array>
+[[nodiscard]] std::vector<block> partition(const Array& a, block_bytes b) {
+    const std::vector<std::size_t> shape = a.shape();
+    return detail::partition_by_bytes(shape[0], a.chunks()[0], a.element_size() * detail::row_values(shape), b,
+                                      "[chunkwise.store]");
+}
+
+}  // namespace chunkwise
