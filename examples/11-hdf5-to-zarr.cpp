@@ -70,6 +70,7 @@ int run(Policy& policy, const std::string& file, const std::string& out) {
     pos_opt.codec = "blosc";
     pos_opt.shuffle = true;
     pos_opt.format = 3;
+    pos_opt.mode = chunkwise::write_mode::replace;  // a rerun of the example replaces its stores
     const auto blocks = zarr::partition(frames, pos_opt, chunkwise::parts{4 * policy.workers()});
 
     auto results = chunkwise::map_blocks(policy, blocks, [&](const chunkwise::block& b) {
@@ -83,6 +84,7 @@ int run(Policy& policy, const std::string& file, const std::string& out) {
     zarr::write_options res_opt;
     res_opt.chunk = {100, 4};  // not aligned to the blocks: the shared chunks have one writer each
     res_opt.codec = "zstd";
+    res_opt.mode = chunkwise::write_mode::replace;
     zarr::write_blocks(policy, results_store, std::move(results), res_opt);
     zarr::write_blocks(policy, positions_store, std::move(copies), pos_opt);
     const double written = example::seconds_since(t0);

@@ -154,6 +154,7 @@ inline int cmd_zarr_write(int argc, char** argv) {
     o.level = static_cast<int>(a.count("level", 0));
     o.shuffle = a.flag("shuffle");
     o.format = static_cast<int>(a.count("format", 2));
+    o.mode = chunkwise::write_mode::replace;  // every repeat writes the store again
     if (a.has("shard-rows")) {
         o.shard = o.chunk;
         o.shard[0] = a.count("shard-rows", o.chunk[0], 1);

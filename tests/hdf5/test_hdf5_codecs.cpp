@@ -295,7 +295,7 @@ void write_every_codec(const fs::path& dir, const char* type) {
         opt.shuffle = o.shuffle;
         opt.deflate = o.deflate;
         if (!o.built) {
-            REQUIRE_THROWS_WITH(h5::write(file, o.name, a, opt), Contains("needs chunkwise::hdf5 built with"));
+            REQUIRE_THROWS_WITH(h5::write(file, o.name, a, opt), Contains("needs chunkwise built with"));
             continue;
         }
         h5::write(file, o.name, a, opt);

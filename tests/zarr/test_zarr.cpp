@@ -204,7 +204,7 @@ TEST_CASE("zarr: chunkwise's stores read to the bit by zarr-python, v2 (and v3 w
     unsigned seed = 1;
     for (const auto& c : v2_codecs) {
         for (bool shuffle : {false, true}) {
-            zarr::write_options o{.chunk = {7, 5}, .codec = c, .level = 0, .shuffle = shuffle, .format = 2, .shard = {}};
+            zarr::write_options o{.chunk = {7, 5}, .shuffle = shuffle, .codec = c, .level = 0, .format = 2, .shard = {}};
             const std::string n = "w2_" + (c.empty() ? std::string("raw") : c.substr(0, c.find(':')) + (c.find(':') != std::string::npos ? "_" + c.substr(c.find(':') + 1) : "")) + (shuffle ? "_s" : "");
             write_case<double>(dir, manifest, n, o, {23, 9}, seed++);
         }
@@ -217,7 +217,7 @@ TEST_CASE("zarr: chunkwise's stores read to the bit by zarr-python, v2 (and v3 w
     write_case<std::uint64_t>(dir, manifest, "w2_u8", opts({3, 3}, "bz2", 2, {}, 9), {10, 10}, seed++);
     for (const std::string c : {"", "gzip", "zstd", "blosc", "blosc:zstd"}) {
         for (bool sharded : {false, true}) {
-            zarr::write_options o{.chunk = {4, 3}, .codec = c, .level = 0, .shuffle = c.rfind("blosc", 0) == 0, .format = 3,
+            zarr::write_options o{.chunk = {4, 3}, .shuffle = c.rfind("blosc", 0) == 0, .codec = c, .level = 0, .format = 3,
                                   .shard = sharded ? std::vector<std::size_t>{8, 6} : std::vector<std::size_t>{}};
             const std::string n = "w3_" + (c.empty() ? std::string("raw") : c.substr(0, c.find(':'))) + std::to_string(seed) + (sharded ? "_shard" : "");
             write_case<double>(dir, manifest, n, o, {19, 13}, seed++);
@@ -313,8 +313,8 @@ TEST_CASE("zarr: bad input is a zarr::error naming the store and the chunk", "[z
     SECTION("a type that does not hold the stored values") {
         CHECK_THROWS_WITH((zarr::array(dir / "good").read<float, 2>(block{0, 0, 1})), Contains("stored as float64"));
         CHECK_THROWS_WITH((zarr::array(dir / "good").read<int, 2>(block{0, 0, 1})), Contains("stored as float64"));
-        CHECK_THROWS_WITH((zarr::array(dir / "good").read<double, 3>(block{0, 0, 1})), Contains("the array has 2 axes"));
-        CHECK_THROWS_WITH((zarr::array(dir / "good").read<double, 2>(block{0, 0, 21})), Contains("lie outside the array's 20 rows"));
+        CHECK_THROWS_WITH((zarr::array(dir / "good").read<double, 3>(block{0, 0, 1})), Contains("the array has rank 2 (shape (20, 4))"));
+        CHECK_THROWS_WITH((zarr::array(dir / "good").read<double, 2>(block{0, 0, 21})), Contains("rows [0, 21) are outside axis 0 of extent 20"));
     }
     SECTION("a store path that is a file") {
         std::ofstream(dir / "file") << "x";
@@ -342,12 +342,8 @@ TEST_CASE("zarr: bad input is a zarr::error naming the store and the chunk", "[z
             return std::string("written");
         });
         CHECK_THAT(out, Contains("threw: [chunkwise.zarr]") && Contains(": chunk 0.0: cannot be written") && Contains("File too large"));
-        std::size_t files = 0;
-        for (const auto& e : fs::recursive_directory_iterator(dir / "full")) {
-            ++files;
-            CHECK(e.path().filename() == ".zarray");
-        }
-        CHECK(files == 1);
+        // Nothing is left that a reader could take for an array, or that would refuse the rerun.
+        CHECK_FALSE(fs::exists(dir / "full"));
         zarr::write(dir / "full", a, opts({20, 4}));
         const bool same = zarr::array(dir / "full").read<double, 2>(block{0, 0, 20}) == a;
         CHECK(same);
@@ -363,7 +359,7 @@ TEST_CASE("zarr: a shard index that points outside its shard, a bad index checks
     const std::size_t index = bytes.size() - (4 * 16 + 4);
     // inner chunk 1's offset far past the end, the checksum made right again
     for (int b = 0; b < 8; ++b) bytes[index + 16 + static_cast<std::size_t>(b)] = b == 4 ? 1 : 0;
-    const std::uint32_t crc = zarr::detail::crc32c(bytes.data() + index, 64);
+    const std::uint32_t crc = chunkwise::detail::codecs::crc32c(bytes.data() + index, 64);
     for (int b = 0; b < 4; ++b) bytes[index + 64 + static_cast<std::size_t>(b)] = static_cast<unsigned char>(crc >> (8 * b));
     std::ofstream(shard, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
     const zarr::array s(dir / "s");
@@ -403,7 +399,7 @@ TEST_CASE("zarr fuzz: damaged metadata and shard indexes are a zarr::error or th
         }
         if (what == 2 && rng() % 2 == 0) {  // and half of the damaged indexes with a right checksum
             const std::size_t index = b.size() - 68;
-            const std::uint32_t crc = zarr::detail::crc32c(b.data() + index, 64);
+            const std::uint32_t crc = chunkwise::detail::codecs::crc32c(b.data() + index, 64);
             for (int k = 0; k < 4; ++k) b[index + 64 + static_cast<std::size_t>(k)] = static_cast<unsigned char>(crc >> (8 * k));
         }
         const fs::path target = what == 0 ? dir / "v2" / ".zarray" : what == 1 ? dir / "v3" / "zarr.json" : shard;

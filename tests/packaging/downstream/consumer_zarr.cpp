@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
     opt.chunk = {64};
     opt.codec = "gzip";
     opt.format = 3;
+    opt.mode = chunkwise::write_mode::replace;  // a rerun replaces the store
     const auto blocks = zarr::partition(1000, opt, chunkwise::parts{5});
     zarr::write_blocks(pool, store, chunkwise::map_blocks(pool, blocks, [](const chunkwise::block& b) {
         std::vector<double> v;

@@ -1,14 +1,18 @@
 # Builds the consumers outside CMake, with the installed pkg-config files only:
 #   c++ consumer.cpp $(pkg-config --cflags --libs chunkwise)
 #   c++ consumer_hdf5.cpp $(pkg-config --cflags --libs chunkwise-hdf5)   (when HDF5=ON)
+#   c++ consumer_zarr.cpp $(pkg-config --cflags --libs chunkwise-zarr)   (when ZARR=ON)
 # and runs them. Variables: PREFIX (the install prefix), SOURCE_DIR (tests/downstream), WORK_DIR,
-# CXX, PKG_CONFIG, HDF5 (ON/OFF).
+# CXX, PKG_CONFIG, HDF5 and ZARR (ON/OFF).
 file(REMOVE_RECURSE "${WORK_DIR}")
 file(MAKE_DIRECTORY "${WORK_DIR}")
 set(ENV{PKG_CONFIG_PATH} "${PREFIX}/share/pkgconfig")
 set(_builds "consumer;chunkwise")
 if(HDF5)
   list(APPEND _builds "consumer_hdf5;chunkwise-hdf5")
+endif()
+if(ZARR)
+  list(APPEND _builds "consumer_zarr;chunkwise-zarr")
 endif()
 list(LENGTH _builds _n)
 math(EXPR _last "${_n} - 1")
@@ -23,7 +27,7 @@ foreach(_i RANGE 0 ${_last} 2)
   endif()
   message(STATUS "${_module}: ${_flags}")
   separate_arguments(_flags UNIX_COMMAND "${_flags}")
-  execute_process(COMMAND "${CXX}" "${SOURCE_DIR}/${_program}.cpp" -o "${WORK_DIR}/${_program}" ${_flags}
+  execute_process(COMMAND "${CXX}" "${SOURCE_DIR}/${_program}.cpp" -o "${WORK_DIR}/${_program}" -pthread ${_flags}
                   RESULT_VARIABLE rc)
   if(NOT rc EQUAL 0)
     message(FATAL_ERROR "compiling ${_program}.cpp with pkg-config ${_module} failed")

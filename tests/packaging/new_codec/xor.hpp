@@ -1,15 +1,16 @@
 #pragma once
-// A new filter, as docs/architecture.md says to add one: this header, and one line in
-// filters/table.hpp (its include beside it). An example only (id 40000, no plugin): each byte
-// XORed with a key, the key its one parameter. The test packaging.new_codec adds it to a copy of
-// the tree and writes and reads a dataset through it.
-#include <chunkwise/detail/hdf5/filters/codec.hpp>
+// A new codec, as docs/architecture.md says to add one: this header, and one line in the codec
+// floor's codecs/table.hpp (its include beside it). An example only (HDF5 filter id 40000, no
+// plugin; Zarr "xor"): each byte XORed with a key, the key its one parameter ("level" in Zarr's
+// configuration). The test packaging.new_codec adds it to a copy of the tree and writes and reads
+// an HDF5 dataset and Zarr v2 and v3 arrays through it.
+#include <chunkwise/detail/codecs/codec.hpp>
 
 #include <cstddef>
 #include <string>
 #include <vector>
 
-namespace chunkwise::h5::detail {
+namespace chunkwise::detail::codecs {
 
 inline const codec xor_codec{
     .id = 40000,
@@ -38,6 +39,15 @@ inline const codec xor_codec{
         out.resize(n);
         for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<unsigned char>(in[i] ^ static_cast<unsigned>(r.level));
         return n;
-    }};
+    },
+    .own_shuffle = false,
+    .needs = nullptr,
+    .variants = nullptr,
+    .aliases = nullptr,
+    .default_level = 0,
+    .zarr_v2 = "xor",
+    .zarr_v3 = "xor",
+    .zarr_params = "level",
+    .zarr_config = [](const encode_request& r, int) { return zarr_level_config(r.level); }};
 
-}  // namespace chunkwise::h5::detail
+}  // namespace chunkwise::detail::codecs
