@@ -47,8 +47,8 @@ concept execution_policy = requires(Policy& p, const Policy& cp, detail::probe_b
 };
 
 /// An execution policy across MPI ranks: it names every collective hook that map_blocks,
-/// gather, reduce, all_gather, all_reduce, gather_failures, gather_stats and h5::write_blocks
-/// use (each called by every rank together; each starts by checking that every rank makes the
+/// gather, reduce, all_gather, all_reduce, gather_failures, gather_stats, synchronize,
+/// h5::write_blocks and zarr::write_blocks use (each called by every rank together; each starts by checking that every rank makes the
 /// same call on results of the same map_blocks call), plus `size()` (ranks) and
 /// `communicator()`. Its `execute(n, body, mode)` runs a map_blocks call's blocks across the
 /// ranks (collective). gather and friends dispatch on this concept; serial_policy and

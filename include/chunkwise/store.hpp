@@ -168,13 +168,15 @@ inline std::string rows_problem(const block& rows, const std::vector<std::size_t
 }
 /// "" where `sel` selects inside an axis (>= 1) of `shape`, else why not.
 inline std::string selection_problem(const indices& sel, const std::vector<std::size_t>& shape) {
-    if (sel.axis == 0 || sel.axis >= shape.size())
-        return "indices on axis " + std::to_string(sel.axis) + ": the array has axes 0-" +
-               std::to_string(shape.size() - 1) + " and axis 0 holds the rows";
-    for (std::size_t i : sel.idx)
-        if (i >= shape[sel.axis])
-            return "index " + std::to_string(i) + " on axis " + std::to_string(sel.axis) + " lies outside its " +
-                   std::to_string(shape[sel.axis]) + " entries";
+    const std::size_t n = shape.size();
+    if (sel.axis == 0 || sel.axis >= n)
+        return "indices on axis " + std::to_string(sel.axis) + ": the array has rank " + std::to_string(n) + " (shape " +
+               shape_text(shape) + "); indices select on axes 1 to " + std::to_string(n - 1) + " (axis 0 holds the rows)";
+    for (std::size_t j = 0; j < sel.idx.size(); ++j)
+        if (sel.idx[j] >= shape[sel.axis])
+            return "index " + std::to_string(sel.idx[j]) + " (position " + std::to_string(j) +
+                   " of the indices) is outside axis " + std::to_string(sel.axis) + " of extent " +
+                   std::to_string(shape[sel.axis]);
     return {};
 }
 /// T's name as numpy names it ("float32", "int64", "bool").
@@ -195,27 +197,28 @@ std::string conversion_problem(const std::string& stored) {
            " does not hold exactly: read as a type that does, or ask for the conversion with "
            "read_options{.convert = true}";
 }
-/// "" where `have` values are what a read of `need` values wants, else why not.
-inline std::string buffer_problem(std::size_t have, std::size_t need) {
+/// "" where `have` values are what a read of `rows` (`need` values) wants, else why not.
+inline std::string buffer_problem(std::size_t have, std::size_t need, const block& rows) {
     if (have == need) return {};
-    return "read_into: the buffer holds " + std::to_string(have) + " values, the read needs " + std::to_string(need);
+    return "read_into: the buffer holds " + std::to_string(have) + " values, rows [" + std::to_string(rows.begin) + ", " +
+           std::to_string(rows.end) + ") need " + std::to_string(need);
 }
-/// "" where `values` values of `size` bytes fit in this machine's memory, else why not: a read
-/// larger than memory is refused before anything is allocated.
-inline std::string memory_problem(double values, std::size_t size) {
+/// "" where a read of `rows` (`values` values of `size` bytes) fits in this machine's memory, else
+/// why not: a read larger than memory is refused before anything is allocated.
+inline std::string memory_problem(double values, std::size_t size, const block& rows) {
     const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
     if (pages <= 0 || page <= 0) return {};
     const double memory = static_cast<double>(pages) * static_cast<double>(page);
     const double bytes = values * static_cast<double>(size);
     if (bytes <= memory) return {};
-    return "the read needs " + std::to_string(bytes) + " bytes as " + std::to_string(size) +
-           "-byte values, more than this machine's memory (" + std::to_string(memory) +
-           " bytes): read fewer rows";
+    return "rows [" + std::to_string(rows.begin) + ", " + std::to_string(rows.end) + ") need " + std::to_string(bytes) +
+           " bytes as " + std::to_string(size) + "-byte values, more than this machine's memory (" +
+           std::to_string(memory) + " bytes): cannot allocate them; read fewer rows";
 }
-/// The words of an allocation that failed for `values` values of `size` bytes.
-inline std::string allocation_problem(double values, std::size_t size) {
+/// The words of an allocation that failed for `values` values of `size` bytes of a read of `rows`.
+inline std::string allocation_problem(double values, std::size_t size, const block& rows) {
     return "out of memory: cannot allocate " + std::to_string(values) + " values of " + std::to_string(size) +
-           " bytes";
+           " bytes for rows [" + std::to_string(rows.begin) + ", " + std::to_string(rows.end) + ")";
 }
 
 }  // namespace detail

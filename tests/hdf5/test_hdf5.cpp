@@ -47,7 +47,7 @@ void require_refused(const h5::dataset& ds, const block& b) {
 
 template <class T>
 void check_all_blocks(const std::filesystem::path& file, const std::string& name, hid_t mem) {
-    h5::dataset ds(file, name);
+    h5::dataset ds(file, name, chunkwise::read_options{.convert = true});  // H5Dread's conversions, compared
     for (std::size_t p : {1u, 3u, 7u}) {
         for (const block& b : h5::partition(ds, parts{p})) {
             INFO(name << " as " << typeid(T).name() << " rows [" << b.begin << ", " << b.end << ")");
@@ -246,7 +246,7 @@ TEST_CASE("bad input gives h5::error naming file and dataset", "[hdf5][errors]")
     }
     h5::dataset data(file, "/group/data");
     REQUIRE_THROWS_WITH((data.read<float, 3>(block{0, 0, 2})),
-                        Contains(f + ":/group/data") && Contains("read<T, 3>: the dataset has rank 2 (shape (10, 3))"));
+                        Contains(f + ":/group/data") && Contains("read<T, 3>: the array has rank 2 (shape (10, 3))"));
     REQUIRE_THROWS_WITH(data.read<float>(block{0, 5, 11}), Contains("rows [5, 11) are outside axis 0 of extent 10"));
     std::vector<float> small(5);
     REQUIRE_THROWS_WITH(data.read_into(block{0, 0, 2}, std::span<float>(small)),

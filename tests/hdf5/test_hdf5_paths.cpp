@@ -247,7 +247,7 @@ template <class T>
 void every_path(const fs::path& file, const fs::path& part_a, const fs::path& part_b, const std::string& name) {
     const std::vector<T> all = reference<T>(file, name);
     const std::size_t row = shape[1] * shape[2];
-    h5::dataset ds(file, name);
+    h5::dataset ds(file, name, chunkwise::read_options{.convert = true});  // H5Dread's conversions, compared
     const std::vector<std::vector<block>> partitions{h5::partition(ds, parts{1}), h5::partition(ds, parts{3}),
                                                      chunkwise::partition(shape[0], parts{5})};
     for (const auto& blocks : partitions) {
@@ -292,7 +292,7 @@ void every_path(const fs::path& file, const fs::path& part_a, const fs::path& pa
         }
     }
     // A series of two files holding the same rows, split across them.
-    h5::dataset_series series({part_a, part_b}, name);
+    h5::dataset_series series({part_a, part_b}, name, chunkwise::read_options{.convert = true});
     for (const block& b : {block{0, 0, shape[0]}, block{1, 3, 17}, block{2, 9, 12}}) {
         const auto s = series.read<T, 3>(b);
         const std::vector<T> expect = rows_of(all, b, row);

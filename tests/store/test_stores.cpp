@@ -96,10 +96,10 @@ TEST_CASE("stores: the same mistakes, the same checks in the same order, the sam
          [](const auto& a) { (void)a.template read<int, 3>(block{0, 4, 21}); });
     both("rows [4, 21)", [](const auto& a) { (void)a.template read<int, 2>(block{0, 4, 21}); },
          [](const auto& a) { (void)a.template read<int, 2>(block{0, 4, 21}); });
-    both("indices on axis 0: the array has axes 0-1 and axis 0 holds the rows",
+    both("indices on axis 0: the array has rank 2 (shape (20, 6)); indices select on axes 1 to 1 (axis 0 holds the rows)",
          [](const auto& a) { (void)a.template read<float, 2>(block{0, 0, 2}, chunkwise::indices{0, {1}}); },
          [](const auto& a) { (void)a.template read<float, 2>(block{0, 0, 2}, chunkwise::indices{0, {1}}); });
-    both("index 6 on axis 1 lies outside its 6 entries",
+    both("index 6 (position 1 of the indices) is outside axis 1 of extent 6",
          [](const auto& a) { (void)a.template read<float, 2>(block{0, 0, 2}, chunkwise::indices{1, {0, 6}}); },
          [](const auto& a) { (void)a.template read<float, 2>(block{0, 0, 2}, chunkwise::indices{1, {0, 6}}); });
     both("stored as float32, which int32 does not hold exactly",
@@ -108,7 +108,7 @@ TEST_CASE("stores: the same mistakes, the same checks in the same order, the sam
     both("stored as float32, not as bool", [](const auto& a) { (void)a.template read<bool, 2>(block{0, 0, 2}); },
          [](const auto& a) { (void)a.template read<bool, 2>(block{0, 0, 2}); });
     std::vector<float> small(5);
-    both("read_into: the buffer holds 5 values, the read needs 12",
+    both("read_into: the buffer holds 5 values, rows [0, 2) need 12",
          [&](const auto& a) { a.read_into(block{0, 0, 2}, std::span<float>(small)); },
          [&](const auto& a) { a.read_into(block{0, 0, 2}, std::span<float>(small)); });
     // The type is checked before the buffer's size.
@@ -228,7 +228,7 @@ TEST_CASE("stores: one designated initializer for both write_options; the same d
 
 TEST_CASE("stores: write_mode create refuses what exists in both, replace replaces in both", "[store]") {
     const pair_of_stores s("modes");
-    const auto twice = s.values * 2.0f;
+    const xt::xtensor<float, 2> twice = s.values * 2.0f;
     CHECK_THROWS_WITH(h5::write(s.file, s.dataset, twice), Catch::Matchers::Contains("already exists"));
     CHECK_THROWS_WITH(zarr::write(s.store, twice), Catch::Matchers::Contains("not overwritten"));
     CHECK(h5::dataset(s.file, s.dataset).read<float, 2>(block{0, 0, 20})(1, 1) == s.values(1, 1));

@@ -49,7 +49,7 @@ template <class T, std::size_t N>
 void require_same_as_hdf5(const std::filesystem::path& file, const std::string& name, hid_t mem) {
     namespace h5 = chunkwise::h5;
     using chunkwise::block;
-    h5::dataset ds(file, name);
+    h5::dataset ds(file, name, chunkwise::read_options{.convert = true});  // H5Dread's conversions, compared
     const std::size_t rows = ds.shape()[0];
     std::size_t row = 1;
     for (std::size_t d = 1; d < ds.rank(); ++d) row *= ds.shape()[d];

@@ -84,7 +84,13 @@ public:
     /// \throws std::invalid_argument if max_open_files is 0
     dataset_series(std::vector<std::filesystem::path> files, const std::string& path,
                    std::size_t max_open_files = default_max_open_files)
-            : s_(std::make_shared<shared>()) {
+            : dataset_series(std::move(files), path, read_options{}, max_open_files) {}
+
+    /// As above, each file's part read with `opt` (read_options{.convert = true}: H5Dread's
+    /// conversions into a type that does not hold every stored value).
+    dataset_series(std::vector<std::filesystem::path> files, const std::string& path, read_options opt,
+                   std::size_t max_open_files = default_max_open_files)
+            : s_(std::make_shared<shared>()), opt_(opt) {
         if (max_open_files == 0) {
             throw std::invalid_argument("[chunkwise.h5] dataset_series: max_open_files must be at least 1");
         }
@@ -124,6 +130,12 @@ public:
     [[nodiscard]] std::vector<std::size_t> shape() const { return s_->shape; }
     /// Number of axes.
     [[nodiscard]] std::size_t rank() const noexcept { return s_->shape.size(); }
+    /// The same series read with other options (shares its files with this one).
+    [[nodiscard]] dataset_series with(read_options opt) const {
+        dataset_series s = *this;
+        s.opt_ = opt;
+        return s;
+    }
     /// The files, in order.
     [[nodiscard]] const std::vector<std::filesystem::path>& files() const noexcept { return s_->files; }
     /// The dataset's absolute path in each file.
@@ -285,7 +297,7 @@ private:
             const std::size_t end = std::min(rows.end, s_->offsets[f + 1]);
             const block part{0, row - s_->offsets[f], end - s_->offsets[f]};
             const std::span<T> piece = out.subspan((row - rows.begin) * per_row, (end - row) * per_row);
-            const dataset ds = s_->get(f);
+            const dataset ds = s_->get(f).with(opt_);
             if (sel != nullptr) {
                 ds.read_into(part, *sel, piece);
             } else {
@@ -296,6 +308,7 @@ private:
     }
 
     std::shared_ptr<shared> s_;
+    read_options opt_;
 };
 
 /// Splits the series' rows into min(p.count, pieces) blocks, where pieces are the files' chunk

@@ -17,7 +17,7 @@ namespace chunkwise::h5 {
 /// How `write`, `write_blocks` and `chunk_writer` store a dataset. The fields, their order and
 /// their defaults are those of zarr::write_options (whose format and shard follow `level`).
 struct write_options {
-    std::vector<std::size_t> chunk;  ///< chunk shape; empty: contiguous (or about 1 MiB of rows when compressing)
+    std::vector<std::size_t> chunk{};  ///< chunk shape; empty: contiguous (or about 1 MiB of rows when compressing)
     int deflate = 0;                 ///< 0: none; 1-9: deflate at this level (chunked storage)
     bool shuffle = false;            ///< byte shuffle before compressing (helps floats compress)
     /// Instead of deflate, a codec chunkwise encodes itself, chunk by chunk: "lz4" (HDF5 filter

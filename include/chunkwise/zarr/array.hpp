@@ -106,7 +106,7 @@ public:
         try {
             out = xt::xtensor<T, N>::from_shape(out_shape<N>(rows, nullptr));
         } catch (const std::bad_alloc&) {
-            fail(chunkwise::detail::allocation_problem(static_cast<double>(count), sizeof(T)));
+            fail(chunkwise::detail::allocation_problem(static_cast<double>(count), sizeof(T), rows));
         }
         read_into(rows, std::span<T>(out.data(), out.size()));
         return out;
@@ -122,7 +122,7 @@ public:
         try {
             out = xt::xarray<T>::from_shape(shape);
         } catch (const std::bad_alloc&) {
-            fail(chunkwise::detail::allocation_problem(static_cast<double>(count), sizeof(T)));
+            fail(chunkwise::detail::allocation_problem(static_cast<double>(count), sizeof(T), rows));
         }
         read_into(rows, std::span<T>(out.data(), out.size()));
         return out;
@@ -137,7 +137,7 @@ public:
         try {
             data = buffer.reserve(count);
         } catch (const std::bad_alloc&) {
-            fail(chunkwise::detail::allocation_problem(static_cast<double>(count), sizeof(T)));
+            fail(chunkwise::detail::allocation_problem(static_cast<double>(count), sizeof(T), rows));
         }
         read_into(rows, std::span<T>(data, count));
         return view_of<T, N>(data, count, out_shape<N>(rows, nullptr));
@@ -168,7 +168,7 @@ public:
         try {
             out = xt::xtensor<T, N>::from_shape(out_shape<N>(rows, &sel));
         } catch (const std::bad_alloc&) {
-            fail(chunkwise::detail::allocation_problem(static_cast<double>(count), sizeof(T)));
+            fail(chunkwise::detail::allocation_problem(static_cast<double>(count), sizeof(T), rows));
         }
         read_into(rows, sel, std::span<T>(out.data(), out.size()));
         return out;
@@ -185,7 +185,7 @@ public:
         try {
             out = xt::xarray<T>::from_shape(shape);
         } catch (const std::bad_alloc&) {
-            fail(chunkwise::detail::allocation_problem(static_cast<double>(count), sizeof(T)));
+            fail(chunkwise::detail::allocation_problem(static_cast<double>(count), sizeof(T), rows));
         }
         read_into(rows, sel, std::span<T>(out.data(), out.size()));
         return out;
@@ -262,9 +262,9 @@ private:
         for (std::size_t d = 1; d < rank(); ++d)
             values *= static_cast<double>(sel != nullptr && d == sel->axis ? sel->idx.size() : dims[d]);
         if (why.empty() && have != static_cast<std::size_t>(-1)) {
-            why = cd::buffer_problem(have, static_cast<std::size_t>(values));
+            why = cd::buffer_problem(have, static_cast<std::size_t>(values), rows);
         } else if (why.empty()) {
-            why = cd::memory_problem(values, sizeof(T));
+            why = cd::memory_problem(values, sizeof(T), rows);
         }
         if (!why.empty()) fail(why);
         return static_cast<std::size_t>(values);

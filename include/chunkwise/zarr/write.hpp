@@ -27,7 +27,7 @@ namespace chunkwise::zarr {
 /// those of h5::write_options, with `format` and `shard` after `level`.
 struct write_options {
     /// Chunk shape (one extent per axis); empty: about 1 MiB of rows, every other axis whole.
-    std::vector<std::size_t> chunk;
+    std::vector<std::size_t> chunk{};
     /// 0: none; 1-9: deflate at this level: numcodecs' "zlib" in format 2, "gzip" in format 3
     /// (v3 has no zlib codec).
     int deflate = 0;

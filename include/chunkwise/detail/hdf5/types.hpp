@@ -20,6 +20,7 @@ struct element_type {
     enum class kind { signed_int, unsigned_int, floating, other };
     kind k = kind::other;
     std::size_t size = 0;  ///< bytes per stored element
+    std::size_t precision = 0;  ///< significant bits of an integer (8 * size unless padded)
     bool big_endian = false;
     bool raw = false;      ///< full width, standard layout: chunkwise decodes it itself
     bool numeric = false;  ///< converts to an arithmetic T (through HDF5 where not raw)
@@ -200,6 +201,7 @@ inline element_type describe_type(hid_t type, std::string& defect) {
             t.big_endian = big;
             t.numeric = defect.empty();
             const std::size_t precision = H5Tget_precision(value_type);
+            t.precision = precision;
             t.raw = t.numeric && H5Tget_offset(value_type) == 0 && precision == size * 8 &&
                     (size == 1 || size == 2 || size == 4 || size == 8);
             t.text = prefix + std::to_string(size * 8) + "-bit " +
@@ -294,9 +296,12 @@ bool holds_exactly(const element_type& t) {
         if (!t.numeric) return false;
         if (t.is_bool) return true;  // 0 and 1
         if (t.raw) return exact_conversion<T>(t);
-        element_type full = t;  // an integer of odd precision: as one filling its bytes, which holds it
-        full.raw = true;
-        if (t.k != element_type::kind::floating) return t.size <= 8 && exact_conversion<T>(full);
+        if (t.k != element_type::kind::floating) {  // an integer of odd precision: its significant bits
+            const bool is_signed = t.k == element_type::kind::signed_int;
+            const std::size_t magnitude = t.precision - (is_signed ? 1 : 0);
+            if constexpr (std::is_floating_point_v<T>) return static_cast<int>(magnitude) <= std::numeric_limits<T>::digits;
+            else return (std::is_signed_v<T> || !is_signed) && static_cast<int>(magnitude) <= std::numeric_limits<T>::digits;
+        }
         // A float of another layout (16-bit, non-IEEE): a wider floating type holds it.
         return std::is_floating_point_v<T> && (sizeof(T) > t.size || std::is_same_v<T, long double>);
     }

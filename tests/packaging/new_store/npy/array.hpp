@@ -124,7 +124,7 @@ private:
         if (why.empty() && sel != nullptr) why = cd::selection_problem(*sel, shape_);
         std::size_t row_out = 1, row_in = cd::row_values(shape_);
         for (std::size_t d = 1; d < shape_.size(); ++d) row_out *= sel != nullptr && d == sel->axis ? sel->idx.size() : shape_[d];
-        if (why.empty()) why = cd::buffer_problem(out.size(), rows.size() * row_out);
+        if (why.empty()) why = cd::buffer_problem(out.size(), rows.size() * row_out, rows);
         if (!why.empty()) throw error(folder_, why);
         std::vector<unsigned char> bytes;
         std::size_t first = 0, at_out = 0;
