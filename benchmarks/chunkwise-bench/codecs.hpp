@@ -101,7 +101,8 @@ inline int cmd_codecs(int argc, char** argv) {
     {
         chunkwise::h5::library_lock lock;
         for (const chunkwise::h5::filter_info& f : chunkwise::h5::known_filters()) {
-            for (const std::string& name : ds.filters()) have_plugin = have_plugin || (name == f.name && H5Zfilter_avail(f.id) > 0);
+            for (const std::string& name : ds.filters())
+                have_plugin = have_plugin || (name == f.name && H5Zfilter_avail(f.id) > 0);
         }
     }
     bench_read::round_robin rounds;
@@ -120,7 +121,8 @@ inline int cmd_codecs(int argc, char** argv) {
     for (const std::string& f : ds.filters()) filters += (filters.empty() ? "" : " + ") + f;
     std::printf("# %s:%s: %s float32, chunks %s, %s; %.1f MiB stored of %.1f MiB; best of %zu, page cache warm\n",
                 file.c_str(), path.c_str(), bench_io::shape_text(ds.shape()).c_str(),
-                bench_io::shape_text(ds.chunk_shape().value_or(std::vector<std::size_t>{})).c_str(), filters.c_str(), static_cast<double>(stored) / (1 << 20),
+                bench_io::shape_text(ds.chunk_shape().value_or(std::vector<std::size_t>{})).c_str(), filters.c_str(),
+                static_cast<double>(stored) / (1 << 20),
                 static_cast<double>(raw.chunk_bytes * raw.bytes.size()) / (1 << 20), repeats);
     std::printf("# CPU: %s\n", chunkwise::bench::machine_info::here().text().c_str());
     std::printf("decoded in the worker: %s\n", ds.decodes_in_worker<float>() ? "yes" : "no (H5Dread under the lock)");
@@ -133,10 +135,11 @@ inline int cmd_codecs(int argc, char** argv) {
     whole_rows = whole_rows && raw.bytes.size() == (shape[0] + chunk[0] - 1) / chunk[0];
     if (whole_rows) {
         std::vector<float> got(shape[0] * row_elements);
-        (void)chunkwise::gather(*pools.back(), chunkwise::map_blocks(*pools.back(), blocks, [&](const chunkwise::block& b) {
-                                    ds.read_into(b, std::span<float>(got.data() + b.begin * row_elements, b.size() * row_elements));
-                                    return 0;
-                                }));
+        (void)chunkwise::gather(
+            *pools.back(), chunkwise::map_blocks(*pools.back(), blocks, [&](const chunkwise::block& b) {
+                ds.read_into(b, std::span<float>(got.data() + b.begin * row_elements, b.size() * row_elements));
+                return 0;
+            }));
         std::vector<unsigned char> one(raw.chunk_bytes);
         const auto* bytes = reinterpret_cast<const unsigned char*>(got.data());
         const std::size_t total = got.size() * sizeof(float);
@@ -163,7 +166,8 @@ inline int cmd_codecs(int argc, char** argv) {
         std::snprintf(label, sizeof label, "floor, %zu thread%s (pread + decode)", threads[k], s);
         std::printf("%-40s %9.4f s\n", label, d + p);
     }
-    if (have_plugin) std::printf("%-40s %9.4f s  (H5Dread of each chunk's rows)\n", "HDF5 C loop, 1 thread", rounds.best(i_c));
+    if (have_plugin)
+        std::printf("%-40s %9.4f s  (H5Dread of each chunk's rows)\n", "HDF5 C loop, 1 thread", rounds.best(i_c));
     for (std::size_t k = 0; k < threads.size(); ++k) {
         std::snprintf(label, sizeof label, "chunkwise, %zu thread%s", threads[k], threads[k] == 1 ? "" : "s");
         const double t = rounds.best(i_cw[k]);
@@ -171,7 +175,8 @@ inline int cmd_codecs(int argc, char** argv) {
                     t / floor_seconds[k], t * static_cast<double>(threads[k]) / alone, rounds.best(i_cw[k1]) / t);
     }
     if (a.flag("json")) {
-        std::string j = "json {\"file\": \"" + file.filename().string() + "\", \"filters\": \"" + filters + "\", \"threads\": [";
+        std::string j =
+            "json {\"file\": \"" + file.filename().string() + "\", \"filters\": \"" + filters + "\", \"threads\": [";
         std::string cw, dec, pre;
         for (std::size_t k = 0; k < threads.size(); ++k) {
             const char* sep = k ? ", " : "";

@@ -54,7 +54,8 @@ inline stored_chunks load_stored(const std::filesystem::path& file, const std::s
         if (H5Dget_chunk_storage_size(d, at.data(), &size) >= 0 && size > 0) {
             std::vector<unsigned char> b(static_cast<std::size_t>(size));
             std::uint32_t mask = 0;
-            if (H5Dread_chunk(d, H5P_DEFAULT, at.data(), &mask, b.data()) < 0) throw std::runtime_error("H5Dread_chunk failed");
+            if (H5Dread_chunk(d, H5P_DEFAULT, at.data(), &mask, b.data()) < 0)
+                throw std::runtime_error("H5Dread_chunk failed");
             s.bytes.push_back(std::move(b));
             s.masks.push_back(mask);
         }
@@ -94,7 +95,8 @@ public:
         std::vector<int> wrong(threads, 0);
         teams_.of(threads).run([&](std::size_t t) {
             for (std::size_t k = n * t / threads; k < n * (t + 1) / threads; ++k) {
-                if (chunkwise::h5::decode_chunk(ds_, raw_.bytes[k], raw_.masks[k], out_[t]) != raw_.chunk_bytes) wrong[t] = 1;
+                if (chunkwise::h5::decode_chunk(ds_, raw_.bytes[k], raw_.masks[k], out_[t]) != raw_.chunk_bytes)
+                    wrong[t] = 1;
             }
         });
         for (int w : wrong) {

@@ -10,8 +10,8 @@
 // chunks of 1 KiB), gzip level 1 with --gzip, its chunks indexed by --index: btree1 (the default
 // file format), fixed (a fixed array: the newest format, libver='latest'), extensible (the newest
 // format with an unlimited first axis, as SWMR writers make), btree2 (both axes unlimited),
-// single (one chunk of the whole dataset) or implicit (allocated when created, no filter). For each thread count (best of R, a fresh open each
-// time): the first block alone after opening (its latency), and a whole pass of map_blocks over
+// single (one chunk of the whole dataset) or implicit (allocated when created, no filter). For each thread count (best
+// of R, a fresh open each time): the first block alone after opening (its latency), and a whole pass of map_blocks over
 // h5::partition(ds, block_bytes{4 MiB}) after another fresh open, with the seconds spent waiting
 // for and holding a lock of the read path, their share of the read time, the Amdahl bound the
 // held share implies at 16, 64 and 1024 workers, and the speedup over 1 thread; beside it the
@@ -101,9 +101,11 @@ inline int cmd_first_read(int argc, char** argv) {
         if (rows == 0 || cols == 0) throw std::invalid_argument("--make: '" + shape + "' is not ROWSxCOLS");
         const std::string index = a.text("index", "btree1");
         if (std::find(index_names().begin(), index_names().end(), index) == index_names().end())
-            throw std::invalid_argument("--index: '" + index + "' is none of btree1, fixed, extensible, btree2, single, implicit");
+            throw std::invalid_argument("--index: '" + index +
+                                        "' is none of btree1, fixed, extensible, btree2, single, implicit");
         if (index == "implicit" && a.flag("gzip"))
-            throw std::invalid_argument("--index implicit: HDF5 allocates implicit chunks unfiltered; --gzip cannot go with it");
+            throw std::invalid_argument(
+                "--index implicit: HDF5 allocates implicit chunks unfiltered; --gzip cannot go with it");
         make(file, rows, cols, a.flag("gzip"), index);
     } else if (!a.text("index", "").empty()) {
         throw std::invalid_argument("--index: only with --make (it says how the file is written)");
@@ -202,12 +204,13 @@ inline int cmd_first_read(int argc, char** argv) {
         const auto bound = [f](double n) { return 1.0 / (f + (1 - f) / n); };
         const double floor = floor_seconds[k] + decode_seconds[k], floor1 = floor_seconds[k1] + decode_seconds[k1];
         std::printf(
-            "%zu thread%s: open %.2f ms, first block %.2f ms, whole pass %.4f s (%.2fx of 1 thread; %.2fx of the floor, "
+            "%zu thread%s: open %.2f ms, first block %.2f ms, whole pass %.4f s (%.2fx of 1 thread; %.2fx of the "
+            "floor, "
             "%.4f s = pread %.4f s + decode %.4f s, whose own is %.2fx); lock held %.5f s (%.2f%% of %.4f s read), "
             "waited %.5f s: Amdahl bound S(16) %.1f, S(64) %.1f, S(1024) %.0f\n",
             threads[k], threads[k] == 1 ? "" : "s", 1e3 * p.open, 1e3 * p.first_block, p.pass, best[k1].pass / p.pass,
-            p.pass / floor, floor, floor_seconds[k], decode_seconds[k], floor1 / floor, p.held, 100 * f, p.read,
-            p.wait, bound(16), bound(64), bound(1024));
+            p.pass / floor, floor, floor_seconds[k], decode_seconds[k], floor1 / floor, p.held, 100 * f, p.read, p.wait,
+            bound(16), bound(64), bound(1024));
     }
     const std::string index = chunkwise::h5::chunk_index_type(ds);
     std::printf("chunk locations: %s%s\n", chunkwise::h5::describe(chunkwise::h5::chunk_locations(ds)).c_str(),
@@ -221,9 +224,10 @@ inline int cmd_first_read(int argc, char** argv) {
             pre += sep + std::to_string(floor_seconds[k]);
             dec += sep + std::to_string(decode_seconds[k]);
         }
-        std::printf("json {\"file\": \"%s\", \"layout\": \"%s\", \"chunks\": %zu, \"threads\": [%s], \"chunkwise\": [%s], "
-                    "\"pread_floor\": [%s], \"decode_floor\": [%s]}\n",
-                    file.filename().c_str(), text.c_str(), chunks, t.c_str(), pass.c_str(), pre.c_str(), dec.c_str());
+        std::printf(
+            "json {\"file\": \"%s\", \"layout\": \"%s\", \"chunks\": %zu, \"threads\": [%s], \"chunkwise\": [%s], "
+            "\"pread_floor\": [%s], \"decode_floor\": [%s]}\n",
+            file.filename().c_str(), text.c_str(), chunks, t.c_str(), pass.c_str(), pre.c_str(), dec.c_str());
     }
     return 0;
 }

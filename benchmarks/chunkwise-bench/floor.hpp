@@ -97,7 +97,8 @@ private:
 /// The pieces of each block (blocks of rows, as h5::partition makes them) and their buffers.
 class floor_reader {
 public:
-    floor_reader(const std::filesystem::path& file, const std::string& path, const std::vector<chunkwise::block>& blocks)
+    floor_reader(const std::filesystem::path& file, const std::string& path,
+                 const std::vector<chunkwise::block>& blocks)
             : blocks_(blocks.size()) {
         chunkwise::h5::library_lock lock;  // this thread's HDF5 calls
         const hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
@@ -125,7 +126,8 @@ public:
             // Every chunk in row-major order, as chunkwise lists them (h5::stored_chunks: the file's
             // own chunk index where chunkwise walks it, in time linear in the chunks; set-up, not
             // timed).
-            for (const chunkwise::h5::stored_chunk& c : chunkwise::h5::stored_chunks(chunkwise::h5::dataset(file, path))) {
+            for (const chunkwise::h5::stored_chunk& c :
+                 chunkwise::h5::stored_chunks(chunkwise::h5::dataset(file, path))) {
                 add(c.offset[0], c.address, static_cast<std::size_t>(c.size));
             }
             for (std::size_t k = 0; k < blocks.size(); ++k) buffer_bytes_ = std::max(buffer_bytes_, fill[k]);

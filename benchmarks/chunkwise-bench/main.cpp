@@ -73,7 +73,8 @@ constexpr const char* usage =
     "                       [--every 200] [--block-mib 8] [--mode threads|mpi]\n"
     "  chunkwise-bench synthetic --serial-fraction S [--seconds 0.4] [--blocks 64] [--threads 1,2] [--repeats 3]\n"
     "                            [--warmup 1] --out DIR [--mode threads|mpi] [--work spin|sleep]\n"
-    "                            [--read-mib D --worker-mibps b [--shared-mibps B]] [--comm-ms c [--comm-growth n|log]]\n"
+    "                            [--read-mib D --worker-mibps b [--shared-mibps B]] [--comm-ms c [--comm-growth "
+    "n|log]]\n"
     "  chunkwise-bench merge --out DIR [--cores C] [--cores-per-node C] RUN_DIR...\n"
     "  chunkwise-bench predict --from RUN_DIR... [--out DIR] [--cores C] [--cores-per-node C] [--leave-one-out]\n"
     "  chunkwise-bench read --file FILE.h5 [--dataset PATH] [--threads 1,2] [--repeats 3] [--every 200]\n"
@@ -195,12 +196,12 @@ void pause(double seconds) {
 /// Work is CPU time (spin) or wall time (sleep: scales past the cores a machine has).
 struct synthetic_workload {
     double serial_fraction = 0.1, seconds = 0.4;
-    bool sleep = false;               // sleep instead of spinning
-    double read_bytes = 0;            // D
-    double worker_bandwidth = 0;      // b, bytes/s
-    double shared_bandwidth = 0;      // B, bytes/s (0: none)
-    double comm = 0;                  // c, seconds
-    bool comm_log = false;            // g(N) = log2(N) (else N)
+    bool sleep = false;           // sleep instead of spinning
+    double read_bytes = 0;        // D
+    double worker_bandwidth = 0;  // b, bytes/s
+    double shared_bandwidth = 0;  // B, bytes/s (0: none)
+    double comm = 0;              // c, seconds
+    bool comm_log = false;        // g(N) = log2(N) (else N)
     std::vector<block> blocks;
 
     void work(double t) const {
@@ -222,7 +223,8 @@ struct synthetic_workload {
     [[nodiscard]] double probe(std::size_t threads) const {
         if (worker_bandwidth <= 0) return 0;
         const double k = static_cast<double>(threads);
-        const double aggregate = shared_bandwidth > 0 ? std::min(shared_bandwidth, k * worker_bandwidth) : k * worker_bandwidth;
+        const double aggregate =
+            shared_bandwidth > 0 ? std::min(shared_bandwidth, k * worker_bandwidth) : k * worker_bandwidth;
         const double piece = 0.05 * aggregate / k;  // about 50 ms
         const auto t0 = chunkwise::clock::now();
         std::vector<std::thread> readers;
@@ -292,12 +294,12 @@ bench::scaling_report run_counts(const std::string& name, const Workload& w, con
     if (ranks) {
 #if defined(CHUNKWISE_BENCH_MPI)
         return bench::strong_scaling(
-            opt, [](std::size_t threads) { return chunkwise::hybrid_policy(boost::mpi::communicator{}, threads); }, once);
+            opt, [](std::size_t threads) { return chunkwise::hybrid_policy(boost::mpi::communicator{}, threads); },
+            once);
 #endif
     }
     return bench::strong_scaling(opt, once);
 }
-
 
 bool mpi_mode(const bench_cli::args& a) {
     const std::string mode = a.text("mode", launched_by_mpi() ? "mpi" : "threads");
@@ -332,7 +334,8 @@ void repeat_settings(const bench_cli::args& a, run_settings& s) {
     s.warmup = a.count("warmup", 1, 0);
     s.precision = a.number("precision", 0.03);
     if (!(s.precision >= 0) || s.precision >= 1) {
-        throw std::invalid_argument("--precision: must lie in [0, 1) (0.03: each mean within ±3%; 0: exactly --repeats)");
+        throw std::invalid_argument(
+            "--precision: must lie in [0, 1) (0.03: each mean within ±3%; 0: exactly --repeats)");
     }
     double budget = 60;  // seconds per count; CHUNKWISE_BENCH_BUDGET_S sets the default for a whole suite
     if (const char* env = std::getenv("CHUNKWISE_BENCH_BUDGET_S"); env != nullptr && *env != '\0') {
@@ -376,8 +379,8 @@ int run_and_report(const bench_cli::args& a, const std::string& name, const std:
 
 int cmd_rmsd(int argc, char** argv) {
     bench_cli::args a(argc, argv, 2,
-                      {"file", "dataset", "threads", "repeats", "warmup", "out", "every", "block-mib", "mode", "precision",
-                       "budget-s", "max-repeats", "cores", "cores-per-node"},
+                      {"file", "dataset", "threads", "repeats", "warmup", "out", "every", "block-mib", "mode",
+                       "precision", "budget-s", "max-repeats", "cores", "cores-per-node"},
                       {});
     const fs::path file = a.required("file");
     const fs::path out = a.required("out");
@@ -420,7 +423,8 @@ int cmd_rmsd(int argc, char** argv) {
     // D: what a pass reads from storage; B: what the file system gives several readers at once.
     io_figures io;
     io.bytes_read = static_cast<double>(h5::dataset(file, path).stored_bytes());
-    const auto probe = bench_probe::probe_file(file, std::max<std::size_t>(2, chunkwise::thread_policy::default_workers()));
+    const auto probe =
+        bench_probe::probe_file(file, std::max<std::size_t>(2, chunkwise::thread_policy::default_workers()));
     io.shared_bandwidth = probe.bandwidth;
     io.probe = probe.text;
     std::error_code ec;
@@ -466,7 +470,8 @@ int cmd_synthetic(int argc, char** argv) {
         throw std::invalid_argument("--serial-fraction: must lie in [0, 1]");
     }
     if (!(w.seconds > 0) || w.seconds > 86400) {
-        throw std::invalid_argument("--seconds: must be positive and at most 86400 (a day), got " + a.text("seconds", ""));
+        throw std::invalid_argument("--seconds: must be positive and at most 86400 (a day), got " +
+                                    a.text("seconds", ""));
     }
     const std::string work = a.text("work", "spin");
     if (work != "spin" && work != "sleep") throw std::invalid_argument("--work: '" + work + "' is not spin or sleep");
@@ -474,7 +479,8 @@ int cmd_synthetic(int argc, char** argv) {
     auto non_negative = [&](const char* option, double limit) {
         const double v = a.number(option, 0);
         if (!(v >= 0) || v > limit) {
-            throw std::invalid_argument(std::string("--") + option + ": must lie in [0, " + std::to_string(limit) + "]");
+            throw std::invalid_argument(std::string("--") + option + ": must lie in [0, " + std::to_string(limit) +
+                                        "]");
         }
         return v;
     };
@@ -483,7 +489,8 @@ int cmd_synthetic(int argc, char** argv) {
     w.shared_bandwidth = non_negative("shared-mibps", 1e7) * 1048576.0;
     w.comm = non_negative("comm-ms", 1e5) / 1000.0;
     const std::string growth = a.text("comm-growth", "n");
-    if (growth != "n" && growth != "log") throw std::invalid_argument("--comm-growth: '" + growth + "' is not n or log");
+    if (growth != "n" && growth != "log")
+        throw std::invalid_argument("--comm-growth: '" + growth + "' is not n or log");
     w.comm_log = growth == "log";
     if (w.read_bytes > 0 && w.worker_bandwidth <= 0) {
         throw std::invalid_argument("--read-mib: needs --worker-mibps, the bandwidth each worker reads at");
@@ -608,7 +615,8 @@ int main(int argc, char** argv) {
         if (cmd == "zarr-write") return bench_zarr::cmd_zarr_write(argc, argv);
 #else
         if (cmd == "zarr" || cmd == "zarr-write")
-            throw std::invalid_argument("chunkwise-bench was built without the zarr component (Debian: nlohmann-json3-dev)");
+            throw std::invalid_argument(
+                "chunkwise-bench was built without the zarr component (Debian: nlohmann-json3-dev)");
 #endif
         std::fprintf(stderr, "chunkwise-bench: unknown command '%s'\n%s", cmd.c_str(), usage);
         return 2;

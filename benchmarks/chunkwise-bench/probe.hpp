@@ -43,8 +43,8 @@ inline probe_result probe_file(const std::filesystem::path& file, std::size_t th
             std::vector<unsigned char> buf(piece);
             const std::uint64_t lo = size * t / threads, hi = size * (t + 1) / threads;
             for (std::uint64_t at = lo; at < hi; at += piece) {
-                (void)bench_io::pread_all(fd, buf.data(), static_cast<std::size_t>(std::min<std::uint64_t>(piece, hi - at)),
-                                          at);
+                (void)bench_io::pread_all(fd, buf.data(),
+                                          static_cast<std::size_t>(std::min<std::uint64_t>(piece, hi - at)), at);
             }
         });
     }

@@ -306,7 +306,8 @@ inline int cmd_read(int argc, char** argv) {
     std::vector<double> c_values, cw_values;
     round_robin rounds;
     const std::size_t i_cat = rounds.add([&] { cat_file(file); });
-    const std::size_t i_inflate = plain.deflate ? rounds.add([&] { inflate_all(decoders->chunks().bytes, plain.chunk_bytes); }) : 0;
+    const std::size_t i_inflate =
+        plain.deflate ? rounds.add([&] { inflate_all(decoders->chunks().bytes, plain.chunk_bytes); }) : 0;
     std::vector<std::size_t> i_floor;
     for (std::size_t n : threads) i_floor.push_back(rounds.add([&, n] { floor_small.pass(n); }));
     const std::size_t i_floor_big = rounds.add([&] { floor_big.pass(1); });
@@ -322,7 +323,8 @@ inline int cmd_read(int argc, char** argv) {
     const std::size_t i_big = rounds.add([&] { (void)chunkwise_pass(large, one); });
     for (std::size_t k = 0; k < threads.size(); ++k) {
         i_alone.push_back(rounds.add([&, k] {
-            (void)chunkwise::gather(threads[k] == 1 ? one : *pools[k], small.read_only(threads[k] == 1 ? one : *pools[k]));
+            (void)chunkwise::gather(threads[k] == 1 ? one : *pools[k],
+                                    small.read_only(threads[k] == 1 ? one : *pools[k]));
         }));
     }
     const std::size_t i_read_big = rounds.add([&] { (void)chunkwise::gather(one, large.read_only(one)); });
@@ -431,14 +433,14 @@ inline int cmd_read(int argc, char** argv) {
     }
     std::snprintf(label, sizeof label, "  the read alone, 1 thread, %zu MiB blocks", big >> 20);
     std::printf("%-46s %9.4f s  (%.2fx of the floor; %.2fx of %zu MiB blocks, the floor %.2fx)\n", label, read_big,
-                read_big / floor_big_seconds, read_big / alone[k1], block >> 20,
-                floor_big_seconds / floor_seconds[k1]);
+                read_big / floor_big_seconds, read_big / alone[k1], block >> 20, floor_big_seconds / floor_seconds[k1]);
     {
         const chunkwise::h5::copy_method m = chunkwise::h5::large_read_copies();
         const char* how = m.method == "mapped copies" ? "mapped copies" : "pread";
         if (m.pread_ms > 0) {
-            std::printf("  blocks of %zu MiB or more copied by %s (measured on the first: pread %.3f ms, mapped %.3f ms)\n",
-                        m.min_bytes >> 20, how, m.pread_ms, m.mapped_ms);
+            std::printf(
+                "  blocks of %zu MiB or more copied by %s (measured on the first: pread %.3f ms, mapped %.3f ms)\n",
+                m.min_bytes >> 20, how, m.pread_ms, m.mapped_ms);
         } else {
             std::printf("  large blocks copied by %s (CHUNKWISE_HDF5_MMAP)\n", how);
         }
@@ -480,7 +482,8 @@ inline int cmd_read(int argc, char** argv) {
             file.filename().c_str(), chunk_text.c_str(), machine.text().c_str(), cat,
             plain.deflate ? std::to_string(inflate).c_str() : "null", c_loop, list(threads_d).c_str(),
             list(floor_seconds).c_str(), floor_big_seconds, list(cw_seconds).c_str(), list(alone).c_str(),
-            decoders ? list(decode_seconds).c_str() : "null", list(both).c_str(), list(held).c_str(), list(wait).c_str(), list(read).c_str());
+            decoders ? list(decode_seconds).c_str() : "null", list(both).c_str(), list(held).c_str(),
+            list(wait).c_str(), list(read).c_str());
         std::printf(
             "\"block_mib\": %zu, \"big_block_mib\": %zu, \"big_block\": %.6f, \"peak_rss_mib\": %s, "
             "\"rss_bound_mib\": %.1f, \"rss_after_mib\": %.1f, \"same_values\": %s, \"read_alone\": %.6f, "

@@ -34,8 +34,8 @@ public:
             : ds_(file, path) {
         const auto shape = ds_.shape();
         if (ds_.rank() != 3 || shape[2] != 3) {
-            throw std::invalid_argument(file.string() + ":" + path + " has shape " +
-                                        bench_io::shape_text(shape) + ", not (frames, atoms, 3)");
+            throw std::invalid_argument(file.string() + ":" + path + " has shape " + bench_io::shape_text(shape) +
+                                        ", not (frames, atoms, 3)");
         }
         if (shape[0] == 0 || shape[1] == 0)
             throw std::invalid_argument(file.string() + ":" + path + " holds no frames");

@@ -142,7 +142,8 @@ inline int cmd_zarr(int argc, char** argv) {
 }
 
 inline int cmd_zarr_write(int argc, char** argv) {
-    bench_cli::args a(argc, argv, 2, {"store", "out", "threads", "repeats", "codec", "level", "format", "shard-rows", "mode"},
+    bench_cli::args a(argc, argv, 2,
+                      {"store", "out", "threads", "repeats", "codec", "level", "format", "shard-rows", "mode"},
                       {"shuffle"});
     const std::filesystem::path store = a.required("store"), out = a.required("out");
     const auto threads = a.counts("threads", {1, 2}, 1);
@@ -162,7 +163,8 @@ inline int cmd_zarr_write(int argc, char** argv) {
     const std::size_t rows = arr.shape()[0];
     const auto blocks = zarr::partition(rows, o, chunkwise::parts{64});
     const auto write_with = [&](auto& policy) {
-        auto parts = chunkwise::map_blocks(policy, blocks, [&](const chunkwise::block& b) { return arr.read<float>(b); });
+        auto parts =
+            chunkwise::map_blocks(policy, blocks, [&](const chunkwise::block& b) { return arr.read<float>(b); });
         chunkwise::synchronize(policy);
         const auto t0 = chunkwise::clock::now();
         zarr::write_blocks(policy, out, std::move(parts), o);
@@ -178,8 +180,8 @@ inline int cmd_zarr_write(int argc, char** argv) {
             if (r > 0) best = std::min(best, t);
         }
         if (mpi.is_root())
-            std::printf("zarr-write %s: %d rank%s, %9.4f s (best of %zu)\n", o.codec.c_str(), mpi.size(), mpi.size() == 1 ? "" : "s",
-                        best, repeats);
+            std::printf("zarr-write %s: %d rank%s, %9.4f s (best of %zu)\n", o.codec.c_str(), mpi.size(),
+                        mpi.size() == 1 ? "" : "s", best, repeats);
         return 0;
 #else
         throw std::invalid_argument("--mode mpi: chunkwise-bench was built without MPI");
@@ -198,7 +200,8 @@ inline int cmd_zarr_write(int argc, char** argv) {
             if (r > 0) best = std::min(best, t);
         }
         if (n == threads.front()) one = best;
-        std::printf("zarr-write, %zu thread%s %9.4f s  (%.2fx of %zu)\n", n, n == 1 ? ": " : "s:", best, one / best, threads.front());
+        std::printf("zarr-write, %zu thread%s %9.4f s  (%.2fx of %zu)\n", n, n == 1 ? ": " : "s:", best, one / best,
+                    threads.front());
     }
     return 0;
 }

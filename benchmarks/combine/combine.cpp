@@ -93,9 +93,10 @@ int main(int argc, char** argv) try {
         const chunkwise::h5::dataset ds(file, a.text("dataset", "/particles/trajectory/position/value"));
         const std::size_t mib = a.count("block-mib", 128, 1);
         const auto blocks = chunkwise::h5::partition(ds, chunkwise::h5::block_bytes{mib << 20});
-        std::printf("element-wise variance of (atoms, 3) over %zu frames of %s, %zu blocks of up to %zu MiB "
-                    "(median of %d):\n",
-                    ds.shape()[0], file.c_str(), blocks.size(), mib, repeats);
+        std::printf(
+            "element-wise variance of (atoms, 3) over %zu frames of %s, %zu blocks of up to %zu MiB "
+            "(median of %d):\n",
+            ds.shape()[0], file.c_str(), blocks.size(), mib, repeats);
         for (std::size_t threads : a.counts("threads", {1, 2}, 1)) {
             chunkwise::thread_policy pool(threads);
             std::vector<double> read_t, var_t;
@@ -124,9 +125,10 @@ int main(int argc, char** argv) try {
                 }
             }
             const double tr = median(read_t), tv = median(var_t);
-            std::printf("  %zu thread(s): read alone %.4f s, read + variance %.4f s: %.2fx the speed of reading "
-                        "alone  (%g)\n",
-                        threads, tr, tv, tr / tv, sink);
+            std::printf(
+                "  %zu thread(s): read alone %.4f s, read + variance %.4f s: %.2fx the speed of reading "
+                "alone  (%g)\n",
+                threads, tr, tv, tr / tv, sink);
         }
     }
     return 0;

@@ -5,11 +5,10 @@
 // Checks: HDF5 compiled against vs loaded, serial or parallel, thread-safe; the plugin path; for
 // every filter HDF5 users meet, who decodes it here (chunkwise in the worker with its library's
 // version, an HDF5 plugin that loads, or nobody: a problem only where this build has the codec
-// but not its library, and no plugin loads); zlib; MPI implementation and version, the thread level granted, Boost.MPI's MPI the same as
-// the program's; for PATH: the file system (NFS, Lustre, GPFS, local), whether it can be written
-// and locked; the chunk index types of the HDF5 file format, each written there and read back,
-// and how the reads find their chunks; finally a small threaded read (and under MPI, a collective
-// write and read) there.
+// but not its library, and no plugin loads); zlib; MPI implementation and version, the thread level granted,
+// Boost.MPI's MPI the same as the program's; for PATH: the file system (NFS, Lustre, GPFS, local), whether it can be
+// written and locked; the chunk index types of the HDF5 file format, each written there and read back, and how the
+// reads find their chunks; finally a small threaded read (and under MPI, a collective write and read) there.
 #include <chunkwise/chunkwise.hpp>
 #include <chunkwise/hdf5.hpp>
 #include <chunkwise/hdf5/filters.hpp>
@@ -152,16 +151,26 @@ void check_codecs() {
 
 std::string fs_name(long type) {
     switch (static_cast<unsigned long>(type)) {
-        case 0x6969: return "NFS";
-        case 0x0BD00BD0: return "Lustre";
-        case 0x47504653: return "GPFS (IBM Spectrum Scale)";
-        case 0xEF53: return "ext2/3/4 (local)";
-        case 0x58465342: return "XFS (local)";
-        case 0x01021994: return "tmpfs (memory)";
-        case 0x9123683E: return "Btrfs (local)";
-        case 0x794C7630: return "overlayfs (container)";
-        case 0xFF534D42: return "CIFS/SMB";
-        case 0x65735546: return "FUSE";
+        case 0x6969:
+            return "NFS";
+        case 0x0BD00BD0:
+            return "Lustre";
+        case 0x47504653:
+            return "GPFS (IBM Spectrum Scale)";
+        case 0xEF53:
+            return "ext2/3/4 (local)";
+        case 0x58465342:
+            return "XFS (local)";
+        case 0x01021994:
+            return "tmpfs (memory)";
+        case 0x9123683E:
+            return "Btrfs (local)";
+        case 0x794C7630:
+            return "overlayfs (container)";
+        case 0xFF534D42:
+            return "CIFS/SMB";
+        case 0x65735546:
+            return "FUSE";
         default: {
             char b[32];
             std::snprintf(b, sizeof b, "type 0x%lx", static_cast<unsigned long>(type));
@@ -203,11 +212,13 @@ bool check_path(const std::filesystem::path& dir) {
              "HDF5 1.10+ locks every file it opens; here that fails and files cannot be created or opened",
              "export HDF5_USE_FILE_LOCKING=FALSE (safe when no two programs write one file at once)");
     } else {
-        note("file system", "file locks", lock_errno != 0 ? "not supported; HDF5_USE_FILE_LOCKING=FALSE is set" : "yes");
+        note("file system", "file locks",
+             lock_errno != 0 ? "not supported; HDF5_USE_FILE_LOCKING=FALSE is set" : "yes");
     }
     if (kind == "NFS" && lock_errno == 0)
-        note("file system", "advice", "NFS: several ranks reading one file is fine; write results from one rank or "
-                                      "with parallel HDF5 on a parallel file system");
+        note("file system", "advice",
+             "NFS: several ranks reading one file is fine; write results from one rank or "
+             "with parallel HDF5 on a parallel file system");
     return true;
 }
 
@@ -218,8 +229,8 @@ void check_host(int rank) {
     char host[256] = {};
     ::gethostname(host, sizeof host - 1);
     const unsigned hw = std::thread::hardware_concurrency();
-    std::string value = std::string(host) + ", " + std::to_string(hw) + " hardware threads, " +
-                        std::to_string(usable) + " usable by this process";
+    std::string value = std::string(host) + ", " + std::to_string(hw) + " hardware threads, " + std::to_string(usable) +
+                        " usable by this process";
     // One core per rank is right for mpi_policy; hybrid_policy's threads would share it.
     if (usable == 1 && hw > 1) value += " (for hybrid_policy: mpiexec --map-by slot:PE=N, srun --cpus-per-task=N)";
     note("ranks", "rank " + std::to_string(rank), value);
@@ -237,20 +248,23 @@ void small_read(const std::filesystem::path& dir) {
         h5::write(file.string(), "/x", x, opt);
         const h5::dataset ds(file.string(), "/x");
         chunkwise::thread_policy pool(2);
-        auto parts = chunkwise::map_blocks(pool, h5::partition(ds, chunkwise::parts{8}), [&](const chunkwise::block& b) {
-            const auto v = ds.read<float, 2>(b);
-            double s = 0;
-            for (float f : v) s += f;
-            return s;
-        });
+        auto parts =
+            chunkwise::map_blocks(pool, h5::partition(ds, chunkwise::parts{8}), [&](const chunkwise::block& b) {
+                const auto v = ds.read<float, 2>(b);
+                double s = 0;
+                for (float f : v) s += f;
+                return s;
+            });
         const double got = chunkwise::reduce(pool, std::move(parts), std::plus<>{});
         double want = 0;
         for (float f : x) want += f;
         if (got != want) throw std::runtime_error("values read differ from those written");
-        note("checks", "threaded read", "ok (2 threads, 8 blocks, deflate; decoded in the workers: " +
-                                            std::string(ds.decodes_in_worker<float>() ? "yes" : "no") + ")");
+        note("checks", "threaded read",
+             "ok (2 threads, 8 blocks, deflate; decoded in the workers: " +
+                 std::string(ds.decodes_in_worker<float>() ? "yes" : "no") + ")");
     } catch (const std::exception& e) {
-        note("checks", "threaded read", "failed", e.what(), "see the message; run chunkwise-doctor on a local folder to compare");
+        note("checks", "threaded read", "failed", e.what(),
+             "see the message; run chunkwise-doctor on a local folder to compare");
     }
     std::error_code ec;
     std::filesystem::remove(file, ec);
@@ -302,15 +316,22 @@ void index_types(const std::filesystem::path& dir) {
             }
             const h5::dataset ds(file.string(), "/x");
             const auto got = ds.read<float, 2>(chunkwise::block{0, 0, 64});
-            if (!std::equal(got.begin(), got.end(), v.begin())) throw std::runtime_error("values read differ from those written");
+            if (!std::equal(got.begin(), got.end(), v.begin()))
+                throw std::runtime_error("values read differ from those written");
             const std::string type = h5::chunk_index_type(ds);
-            if (type != k.name) throw std::runtime_error(std::string("HDF5 wrote a ") + (type.empty() ? "other" : type) + " index");
+            if (type != k.name)
+                throw std::runtime_error(std::string("HDF5 wrote a ") + (type.empty() ? "other" : type) + " index");
             value = h5::chunk_locations(ds) == h5::chunk_source::file_index
                         ? "walked by each reader, no lock"
-                        : "not walked (" + std::string(std::getenv("CHUNKWISE_HDF5_INDEX") != nullptr ? "CHUNKWISE_HDF5_INDEX is set" : "chunkwise does not read it here") + "): " + h5::describe(h5::chunk_locations(ds));
+                        : "not walked (" +
+                              std::string(std::getenv("CHUNKWISE_HDF5_INDEX") != nullptr
+                                              ? "CHUNKWISE_HDF5_INDEX is set"
+                                              : "chunkwise does not read it here") +
+                              "): " + h5::describe(h5::chunk_locations(ds));
             note("chunk indexes", k.name, value);
         } catch (const std::exception& e) {
-            note("chunk indexes", k.name, "failed", e.what(), "see the message; run chunkwise-doctor on a local folder to compare");
+            note("chunk indexes", k.name, "failed", e.what(),
+                 "see the message; run chunkwise-doctor on a local folder to compare");
         }
     }
     std::error_code ec;
@@ -354,7 +375,8 @@ int main(int argc, char** argv) try {
             std::printf("usage: chunkwise-doctor [PATH] [--json]\n");
             return 0;
         } else if (!a.empty() && a[0] == '-') {
-            std::fprintf(stderr, "chunkwise-doctor: unknown option %s\nusage: chunkwise-doctor [PATH] [--json]\n", a.c_str());
+            std::fprintf(stderr, "chunkwise-doctor: unknown option %s\nusage: chunkwise-doctor [PATH] [--json]\n",
+                         a.c_str());
             return 2;
         } else {
             dir = a;

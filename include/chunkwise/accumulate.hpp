@@ -3,9 +3,9 @@
 /// Combining results correctly at any scale (standard library only): the `mergeable` concept,
 /// `reduce` over mergeable results (R::merge in the fixed tree: the same bits on every policy and
 /// worker count), and the statistics of `chunkwise::acc`: count, sum, mean (acc/moments.hpp),
-/// variance (acc/variance.hpp), covariance (acc/covariance.hpp), extrema (acc/extrema.hpp), histogram (acc/histogram.hpp) and quantiles
-/// (acc/quantiles.hpp). T may be an xtensor type: element-wise, the shape fixed by the first add.
-/// docs/combine.md says which statistic to use for what and how to write your own.
+/// variance (acc/variance.hpp), covariance (acc/covariance.hpp), extrema (acc/extrema.hpp), histogram
+/// (acc/histogram.hpp) and quantiles (acc/quantiles.hpp). T may be an xtensor type: element-wise, the shape fixed by
+/// the first add. docs/combine.md says which statistic to use for what and how to write your own.
 
 #include <chunkwise/acc/covariance.hpp>
 #include <chunkwise/acc/extrema.hpp>

@@ -75,15 +75,15 @@ struct checkpoint_traits<T, std::enable_if_t<byte_codable<T> && !detail::value_c
 /// Checkpoint form of a std::string: its bytes.
 template <>
 struct checkpoint_traits<std::string> {
-    static std::string type_name() { return "string"; }                           ///< "string"
-    static void save(const std::string& v, std::string& out) { out += v; }        ///< appends the bytes
+    static std::string type_name() { return "string"; }                             ///< "string"
+    static void save(const std::string& v, std::string& out) { out += v; }          ///< appends the bytes
     static std::string load(std::string_view bytes) { return std::string(bytes); }  ///< the bytes
 };
 
 /// Checkpoint form of a block whose function returns void (std::monostate): no bytes.
 template <>
 struct checkpoint_traits<std::monostate> {
-    static std::string type_name() { return "none"; }        ///< "none"
+    static std::string type_name() { return "none"; }         ///< "none"
     static void save(const std::monostate&, std::string&) {}  ///< writes nothing
     /// \throws chunkwise::checkpoint_error if the file holds data
     static std::monostate load(std::string_view bytes) {

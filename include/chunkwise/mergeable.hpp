@@ -16,7 +16,9 @@ namespace chunkwise {
 /// is one, and so is a user type with those members (to travel between ranks as raw bytes and be
 /// checkpointed, make it byte_codable too; without that it travels through Boost.Serialization).
 template <class A>
-concept mergeable = std::default_initializable<A> && std::copyable<A> && requires(A& a, const A& b) { a.merge(b); };
+concept mergeable = std::default_initializable<A> && std::copyable<A> && requires(A& a, const A& b) {
+    a.merge(b);
+};
 
 /// A type that writes its own state as bytes and reads it back: `static std::string
 /// type_name()` (stored and compared: a state of another type or version is never loaded),

@@ -131,8 +131,8 @@ struct halo_block : block {
     [[nodiscard]] Values own(const Values& values) const {
         if (values.size() != read_end - read_begin) {
             throw std::invalid_argument("[chunkwise.partition] halo_block::own: " + std::to_string(values.size()) +
-                                        " values for the " + std::to_string(read_end - read_begin) +
-                                        " items block " + std::to_string(index) + " reads");
+                                        " values for the " + std::to_string(read_end - read_begin) + " items block " +
+                                        std::to_string(index) + " reads");
         }
         const auto first = values.begin() + static_cast<std::ptrdiff_t>(begin - read_begin);
         return Values(first, first + static_cast<std::ptrdiff_t>(end - begin));

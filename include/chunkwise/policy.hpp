@@ -48,11 +48,10 @@ concept execution_policy = requires(Policy& p, const Policy& cp, detail::probe_b
 
 /// An execution policy across MPI ranks: it names every collective hook that map_blocks,
 /// gather, reduce, all_gather, all_reduce, gather_failures, gather_stats, synchronize,
-/// h5::write_blocks and zarr::write_blocks use (each called by every rank together; each starts by checking that every rank makes the
-/// same call on results of the same map_blocks call), plus `size()` (ranks) and
-/// `communicator()`. Its `execute(n, body, mode)` runs a map_blocks call's blocks across the
-/// ranks (collective). gather and friends dispatch on this concept; serial_policy and
-/// thread_policy do not satisfy it.
+/// h5::write_blocks and zarr::write_blocks use (each called by every rank together; each starts by checking that every
+/// rank makes the same call on results of the same map_blocks call), plus `size()` (ranks) and `communicator()`. Its
+/// `execute(n, body, mode)` runs a map_blocks call's blocks across the ranks (collective). gather and friends dispatch
+/// on this concept; serial_policy and thread_policy do not satisfy it.
 template <class Policy>
 concept distributed_policy = execution_policy<Policy> &&
     requires(Policy& p, const Policy& cp, partial_results<double>& r, const partial_results<double>& cr,

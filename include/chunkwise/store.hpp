@@ -85,15 +85,14 @@ private:
 /// element type as numpy names it and that type's size, and reads of rows, whole or of selected
 /// indices, into a caller's buffer of T (row-major, exactly the values asked for).
 template <class Array, class T = double>
-concept chunked_array =
-    requires(const Array& a, const block& rows, const indices& sel, std::span<T> out) {
-        { a.shape() } -> std::convertible_to<std::vector<std::size_t>>;
-        { a.chunks() } -> std::convertible_to<std::vector<std::size_t>>;
-        { a.dtype() } -> std::convertible_to<std::string>;
-        { a.element_size() } -> std::convertible_to<std::size_t>;
-        a.read_into(rows, out);
-        a.read_into(rows, sel, out);
-    };
+concept chunked_array = requires(const Array& a, const block& rows, const indices& sel, std::span<T> out) {
+    { a.shape() } -> std::convertible_to<std::vector<std::size_t>>;
+    { a.chunks() } -> std::convertible_to<std::vector<std::size_t>>;
+    { a.dtype() } -> std::convertible_to<std::string>;
+    { a.element_size() } -> std::convertible_to<std::size_t>;
+    a.read_into(rows, out);
+    a.read_into(rows, sel, out);
+};
 
 namespace detail {
 
@@ -170,8 +169,9 @@ inline std::string rows_problem(const block& rows, const std::vector<std::size_t
 inline std::string selection_problem(const indices& sel, const std::vector<std::size_t>& shape) {
     const std::size_t n = shape.size();
     if (sel.axis == 0 || sel.axis >= n)
-        return "indices on axis " + std::to_string(sel.axis) + ": the array has rank " + std::to_string(n) + " (shape " +
-               shape_text(shape) + "); indices select on axes 1 to " + std::to_string(n - 1) + " (axis 0 holds the rows)";
+        return "indices on axis " + std::to_string(sel.axis) + ": the array has rank " + std::to_string(n) +
+               " (shape " + shape_text(shape) + "); indices select on axes 1 to " + std::to_string(n - 1) +
+               " (axis 0 holds the rows)";
     for (std::size_t j = 0; j < sel.idx.size(); ++j)
         if (sel.idx[j] >= shape[sel.axis])
             return "index " + std::to_string(sel.idx[j]) + " (position " + std::to_string(j) +
@@ -200,8 +200,8 @@ std::string conversion_problem(const std::string& stored) {
 /// "" where `have` values are what a read of `rows` (`need` values) wants, else why not.
 inline std::string buffer_problem(std::size_t have, std::size_t need, const block& rows) {
     if (have == need) return {};
-    return "read_into: the buffer holds " + std::to_string(have) + " values, rows [" + std::to_string(rows.begin) + ", " +
-           std::to_string(rows.end) + ") need " + std::to_string(need);
+    return "read_into: the buffer holds " + std::to_string(have) + " values, rows [" + std::to_string(rows.begin) +
+           ", " + std::to_string(rows.end) + ") need " + std::to_string(need);
 }
 /// "" where a read of `rows` (`values` values of `size` bytes) fits in this machine's memory, else
 /// why not: a read larger than memory is refused before anything is allocated.

@@ -24,10 +24,10 @@ using chunkwise::detail::acc::far_deviation;
 /// the first pair updated as Welford's M2, merged as Chan et al.'s). Values up to ±DBL_MAX keep
 /// their means within rounding (as acc::variance); an element that received ±inf or NaN in x or y
 /// has a NaN covariance and correlation (as numpy's); a co-moment beyond the double range is
-/// ±inf, or NaN where blocks of both signs overflow (numpy gives NaN there too). T: a scalar or a tensor (element-wise: x
-/// and y of one shape).
+/// ±inf, or NaN where blocks of both signs overflow (numpy gives NaN there too). T: a scalar or a tensor (element-wise:
+/// x and y of one shape).
 template <class T = double>
-    requires chunkwise::detail::acc::accumulable<T>
+requires chunkwise::detail::acc::accumulable<T>
 class covariance {
 public:
     /// Adds the pair (x, y). \throws std::invalid_argument on shapes that differ
@@ -108,9 +108,8 @@ public:
     }
     /// Pearson's correlation (NaN where either variance is 0 or nothing was added).
     [[nodiscard]] T corr() const {
-        return make([&](std::size_t i) {
-            return n_ > 0 ? cxy_[i] / (std::sqrt(m2x_[i]) * std::sqrt(m2y_[i])) : std::nan("");
-        });
+        return make(
+            [&](std::size_t i) { return n_ > 0 ? cxy_[i] / (std::sqrt(m2x_[i]) * std::sqrt(m2y_[i])) : std::nan(""); });
     }
 
     /// The state's name in checkpoints and transfers.
@@ -163,7 +162,7 @@ private:
 
     detail::shape_of<T> shape_;
     std::uint64_t n_ = 0;
-    detail::elems_of<T, double> sx_, sy_;  // the shift: the first pair
+    detail::elems_of<T, double> sx_, sy_;                    // the shift: the first pair
     detail::elems_of<T, double> mx_, my_, cxy_, m2x_, m2y_;  // cxy_ NaN: an x or y was ±inf or NaN
 };
 

@@ -23,7 +23,7 @@ namespace chunkwise::acc {
 /// answer does not depend on how the data was split. NaN is skipped (and counted). T: a scalar or
 /// a tensor (element-wise: per element, the index of the value holding its minimum).
 template <class T = double>
-    requires chunkwise::detail::acc::accumulable<T>
+requires chunkwise::detail::acc::accumulable<T>
 class extrema {
 public:
     /// Adds x, found at `global_index`. \throws std::invalid_argument on a shape that differs
@@ -51,9 +51,13 @@ public:
         nans_ += o.nans_;
     }
     /// The smallest value (NaN where none was added).
-    [[nodiscard]] T min() const { return make([&](std::size_t i) { return seen_[i] ? min_[i] : std::nan(""); }); }
+    [[nodiscard]] T min() const {
+        return make([&](std::size_t i) { return seen_[i] ? min_[i] : std::nan(""); });
+    }
     /// The largest value (NaN where none was added).
-    [[nodiscard]] T max() const { return make([&](std::size_t i) { return seen_[i] ? max_[i] : std::nan(""); }); }
+    [[nodiscard]] T max() const {
+        return make([&](std::size_t i) { return seen_[i] ? max_[i] : std::nan(""); });
+    }
     /// What argmin and argmax give: one index for a scalar statistic, one per element (row-major)
     /// for a tensor.
     using index_type = std::conditional_t<detail::values_of<T>::tensor, std::vector<std::uint64_t>, std::uint64_t>;
@@ -67,9 +71,7 @@ public:
     [[nodiscard]] std::uint64_t nans() const noexcept { return nans_; }
 
     /// The state's name in checkpoints and transfers.
-    static std::string type_name() {
-        return "acc::extrema<" + chunkwise::detail::value_codec<T>::type_name() + ">/1";
-    }
+    static std::string type_name() { return "acc::extrema<" + chunkwise::detail::value_codec<T>::type_name() + ">/1"; }
     /// Appends the state's bytes.
     void save_bytes(std::string& out) const {
         out += "cwacc:extrema";

@@ -41,7 +41,8 @@ public:
     void add(double x, double w) {
         if (counts_.empty()) {
             throw std::logic_error(
-                "[chunkwise.acc] acc::histogram::add: this histogram has no bins; make it with histogram(lo, hi, bins)");
+                "[chunkwise.acc] acc::histogram::add: this histogram has no bins; make it with histogram(lo, hi, "
+                "bins)");
         }
         if (std::isnan(x)) {
             nans_ += w;
@@ -120,14 +121,16 @@ private:
         if (i == 0) return lo_;
         if (i >= bins) return hi_;
         const double span = hi_ - lo_, k = static_cast<double>(i), b = static_cast<double>(bins);
-        if (std::isfinite(span)) [[likely]] return k * (span / b) + lo_;
+        if (std::isfinite(span)) [[likely]]
+            return k * (span / b) + lo_;
         return 2.0 * (k * ((hi_ * 0.5 - lo_ * 0.5) / b) + lo_ * 0.5);
     }
     // The bin of lo <= x < hi: numpy's estimate, then moved until edge(i) <= x < edge(i + 1).
     [[nodiscard]] std::size_t bin_of(double x) const noexcept {
         const std::size_t bins = counts_.size();
         const double span = hi_ - lo_, b = static_cast<double>(bins);
-        const double f = std::isfinite(span) ? (x - lo_) / span * b : (x * 0.5 - lo_ * 0.5) / (hi_ * 0.5 - lo_ * 0.5) * b;
+        const double f =
+            std::isfinite(span) ? (x - lo_) / span * b : (x * 0.5 - lo_ * 0.5) / (hi_ * 0.5 - lo_ * 0.5) * b;
         std::size_t i = f >= b ? bins - 1 : static_cast<std::size_t>(f > 0 ? f : 0.0);
         while (i > 0 && x < edge(i)) --i;
         while (i + 1 < bins && x >= edge(i + 1)) ++i;

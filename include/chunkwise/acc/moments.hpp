@@ -91,7 +91,7 @@ private:
 /// correctly rounded sum, whatever the order: Shewchuk's partials, as Python's math.fsum). T: a
 /// scalar or a tensor (element-wise).
 template <class T = double>
-    requires chunkwise::detail::acc::accumulable<T>
+requires chunkwise::detail::acc::accumulable<T>
 class sum {
 public:
     sum() = default;
@@ -154,7 +154,8 @@ public:
         for (const auto& p : partials_) w.put_all(p);
         if (exact_ && (!big_.empty() || !special_.empty())) {  // values beyond 2^512, or not finite
             w.put<std::uint8_t>(1);
-            for (std::size_t i = 0; i < partials_.size(); ++i) w.put_all(big_.empty() ? std::vector<double>{} : big_[i]);
+            for (std::size_t i = 0; i < partials_.size(); ++i)
+                w.put_all(big_.empty() ? std::vector<double>{} : big_[i]);
             w.put_all(special_.empty() ? std::vector<double>(partials_.size(), 0.0) : special_);
         }
     }
@@ -229,7 +230,7 @@ private:
 /// of all their values (not the mean of the block means). T: a scalar or a tensor (element-wise;
 /// a weight applies to every element of its value).
 template <class T = double>
-    requires chunkwise::detail::acc::accumulable<T>
+requires chunkwise::detail::acc::accumulable<T>
 class mean {
 public:
     /// Adds x with weight 1.
@@ -242,7 +243,8 @@ public:
             cwx_.assign(shape_.size(), 0.0);
         }
         const auto* p = V::data(x);
-        for (std::size_t i = 0; i < shape_.size(); ++i) detail::neumaier(swx_[i], cwx_[i], w * static_cast<double>(p[i]));
+        for (std::size_t i = 0; i < shape_.size(); ++i)
+            detail::neumaier(swx_[i], cwx_[i], w * static_cast<double>(p[i]));
         detail::neumaier(sw_, cw_, w);
         ++n_;
     }

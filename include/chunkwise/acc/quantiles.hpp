@@ -34,7 +34,9 @@ public:
     /// \param seed the generator's seed: the block index
     /// \throws std::invalid_argument if k < 8
     explicit quantiles(std::size_t k, std::uint64_t seed = 0) : k_(k), seed_(mix(seed + 0x5eed)) {
-        if (k < 8) throw std::invalid_argument("[chunkwise.acc] acc::quantiles: k must be at least 8, got " + std::to_string(k));
+        if (k < 8)
+            throw std::invalid_argument("[chunkwise.acc] acc::quantiles: k must be at least 8, got " +
+                                        std::to_string(k));
     }
 
     /// Adds x.
@@ -105,9 +107,7 @@ public:
     /// The rank error of quantile(), as a fraction of count() (0 while the sketch is exact): a
     /// returned value's rank lies within count() * rank_error() of q * count() with 99%
     /// probability (the KLL bound, 2.296 / k^0.9444).
-    [[nodiscard]] double rank_error() const {
-        return exact_ ? 0.0 : 2.296 / std::pow(static_cast<double>(k_), 0.9444);
-    }
+    [[nodiscard]] double rank_error() const { return exact_ ? 0.0 : 2.296 / std::pow(static_cast<double>(k_), 0.9444); }
     /// Values added (NaN not counted).
     [[nodiscard]] std::uint64_t count() const noexcept { return n_; }
     /// NaN values skipped.
@@ -142,7 +142,8 @@ public:
         q.nans_ = r.get<std::uint64_t>();
         q.exact_ = r.get<std::uint8_t>() != 0;
         const auto levels = r.get<std::uint64_t>();
-        if (q.k_ < 8 || levels > 64) throw chunkwise::detail::codec_error("[chunkwise.acc] acc::quantiles: a damaged state");
+        if (q.k_ < 8 || levels > 64)
+            throw chunkwise::detail::codec_error("[chunkwise.acc] acc::quantiles: a damaged state");
         q.held_ = 0;
         q.grow(static_cast<std::size_t>(levels));
         for (std::uint64_t h = 0; h < levels; ++h) {

@@ -37,7 +37,7 @@ using chunkwise::detail::acc::welford_add;
 /// taken from 0, in halves). An element that received ±inf or NaN has the IEEE mean of those
 /// (±inf or NaN, as numpy's) and a NaN variance. T: a scalar or a tensor (element-wise).
 template <class T = double>
-    requires chunkwise::detail::acc::accumulable<T>
+requires chunkwise::detail::acc::accumulable<T>
 class variance {
 public:
     /// Adds x. \throws std::invalid_argument on a shape that differs
@@ -181,9 +181,7 @@ public:
     }
 
     /// The state's name in checkpoints and transfers.
-    static std::string type_name() {
-        return "acc::variance<" + chunkwise::detail::value_codec<T>::type_name() + ">/1";
-    }
+    static std::string type_name() { return "acc::variance<" + chunkwise::detail::value_codec<T>::type_name() + ">/1"; }
     /// Appends the state's bytes.
     void save_bytes(std::string& out) const {
         out += "cwacc:variance";

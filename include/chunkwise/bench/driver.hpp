@@ -60,8 +60,7 @@ struct scaling_options {
 /// Collective under MPI (every rank calls it with the same options).
 /// \throws std::invalid_argument for an empty count list, a count of 0, or 0 repeats
 template <class MakePolicy, class Workload>
-[[nodiscard]] scaling_report strong_scaling(const scaling_options& opt, MakePolicy&& make_policy,
-                                            Workload&& workload) {
+[[nodiscard]] scaling_report strong_scaling(const scaling_options& opt, MakePolicy&& make_policy, Workload&& workload) {
     if (opt.workers.empty()) throw std::invalid_argument("[chunkwise.bench] strong_scaling: no worker counts");
     for (std::size_t n : opt.workers) {
         if (n == 0) throw std::invalid_argument("[chunkwise.bench] strong_scaling: a worker count of 0");

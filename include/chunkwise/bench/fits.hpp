@@ -55,8 +55,8 @@ template <class Law>
 /// Mean, standard deviation (n - 1) and the half-width of the 95% confidence interval of the
 /// mean (t95(n - 1) s / sqrt(n); NaN with fewer than two samples) of repeated times.
 struct sample_summary {
-    double mean = 0;  ///< seconds
-    double std = 0;   ///< seconds (0 with one sample)
+    double mean = 0;                                         ///< seconds
+    double std = 0;                                          ///< seconds (0 with one sample)
     double half = std::numeric_limits<double>::quiet_NaN();  ///< seconds
 };
 

@@ -38,23 +38,24 @@ namespace chunkwise::bench {
 
 /// One measured point as the model sees it: workers, the cores they had, and the critical path.
 struct model_point {
-    double workers = 1;    ///< N
-    double cores = std::numeric_limits<double>::infinity();  ///< cores the workers had (fewer than workers: compute at the cores' speed)
-    double wall = 0;       ///< seconds
-    double compute = 0;    ///< critical path's compute, seconds
-    double read = 0;       ///< critical path's read minus its time at a lock, seconds
-    double overhead = 0;   ///< the rest: wait + combine + other + lock, seconds
+    double workers = 1;                                      ///< N
+    double cores = std::numeric_limits<double>::infinity();  ///< cores the workers had (fewer than workers: compute at
+                                                             ///< the cores' speed)
+    double wall = 0;                                         ///< seconds
+    double compute = 0;                                      ///< critical path's compute, seconds
+    double read = 0;                                         ///< critical path's read minus its time at a lock, seconds
+    double overhead = 0;                                     ///< the rest: wait + combine + other + lock, seconds
 };
 
 /// The fitted per-phase model.
 struct phase_model {
-    double t_serial = 0;  ///< seconds that no worker count shortens
-    double work = 0;      ///< W: seconds of parallel compute on one worker
-    double read_one = 0;  ///< D / b: seconds of reading on one worker
-    double read_cap = 0;  ///< D / B: the least the read can take, whatever the workers (0: no cap known)
-    double comm = 0;      ///< c, seconds per unit of g(N)
+    double t_serial = 0;      ///< seconds that no worker count shortens
+    double work = 0;          ///< W: seconds of parallel compute on one worker
+    double read_one = 0;      ///< D / b: seconds of reading on one worker
+    double read_cap = 0;      ///< D / B: the least the read can take, whatever the workers (0: no cap known)
+    double comm = 0;          ///< c, seconds per unit of g(N)
     bool log_growth = false;  ///< g(N) = log2(N) (else N)
-    double error = 0;     ///< RMS relative error of the modelled wall time over the measured points
+    double error = 0;         ///< RMS relative error of the modelled wall time over the measured points
 
     /// g(n): n, or log2(n).
     [[nodiscard]] double g(double n) const { return log_growth ? std::log2(n) : n; }
@@ -183,9 +184,8 @@ inline phase_model fit_phases(const std::vector<model_point>& pts, double probe_
     for (const scaling_point& p : r.points) {
         model_point m;
         m.workers = static_cast<double>(p.workers);
-        m.cores = cores_per_host > 0
-                      ? static_cast<double>(cores_per_host * std::max<std::size_t>(p.hosts, 1))
-                      : std::numeric_limits<double>::infinity();
+        m.cores = cores_per_host > 0 ? static_cast<double>(cores_per_host * std::max<std::size_t>(p.hosts, 1))
+                                     : std::numeric_limits<double>::infinity();
         m.wall = p.mean;
         m.compute = p.phases.compute;
         m.read = std::max(0.0, p.phases.read - p.phases.lock);
@@ -343,7 +343,8 @@ inline void predict(scaling_report& r, bool strict = false, std::size_t cores_pe
     // (leave-one-out; the largest count is then predicted from the smaller ones).
     std::vector<double> counts;
     for (const scaling_point& p : r.points) {
-        if (counts.empty() || counts.back() != static_cast<double>(p.workers)) counts.push_back(static_cast<double>(p.workers));
+        if (counts.empty() || counts.back() != static_cast<double>(p.workers))
+            counts.push_back(static_cast<double>(p.workers));
     }
     const std::vector<std::string> names{"amdahl", "usl", "model"};
     std::vector<double> held(names.size(), 0);
@@ -474,12 +475,14 @@ struct held_out_point {
 /// baseline) is left out in turn and predicted from the others; needs three worker counts besides
 /// the one left out.
 /// \throws std::invalid_argument with fewer than four worker counts
-[[nodiscard]] inline std::vector<held_out_point> leave_one_out(const scaling_report& r, std::size_t cores_per_host = 0) {
+[[nodiscard]] inline std::vector<held_out_point> leave_one_out(const scaling_report& r,
+                                                               std::size_t cores_per_host = 0) {
     const std::vector<model_point> all = model_points(r, cores_per_host);
     const double cap = r.bytes_read > 0 && r.shared_bandwidth > 0 ? r.bytes_read / r.shared_bandwidth : 0.0;
     if (all.size() < 4) {
-        throw std::invalid_argument("[chunkwise.bench] leave-one-out: needs four worker counts or more, the report holds " +
-                                    std::to_string(all.size()));
+        throw std::invalid_argument(
+            "[chunkwise.bench] leave-one-out: needs four worker counts or more, the report holds " +
+            std::to_string(all.size()));
     }
     std::vector<held_out_point> out;
     for (std::size_t k = 1; k < all.size(); ++k) {

@@ -3,9 +3,9 @@
 /// Plots of a scaling report, drawn by gnuplot (Debian: gnuplot-nox): speedup.png (measured
 /// speedup against the measured baseline with each point's 95% interval, the ideal line, the
 /// chosen fit from 1 worker up, the knee and the recommended count, or the range where the
-/// prediction is not confident; the title says how many hosts took part) and phases.png (the critical path's phases stacked per worker count, which
-/// add up to the wall time drawn beside them, with the slowest rank, its host and the imbalance
-/// under each). Needs POSIX (popen) besides the standard library.
+/// prediction is not confident; the title says how many hosts took part) and phases.png (the critical path's phases
+/// stacked per worker count, which add up to the wall time drawn beside them, with the slowest rank, its host and the
+/// imbalance under each). Needs POSIX (popen) besides the standard library.
 
 #include <chunkwise/bench/scaling.hpp>
 
@@ -60,8 +60,8 @@ inline std::string chosen_fit_expression(const bench::scaling_report& r) {
     e.precision(9);
     const double t1 = r.points.front().mean;
     if (q.chosen == "amdahl") {
-        e << t1 << " / (" << q.amdahl.t1 << " * (" << q.amdahl.serial_fraction << " + (1 - "
-          << q.amdahl.serial_fraction << ") / x))";
+        e << t1 << " / (" << q.amdahl.t1 << " * (" << q.amdahl.serial_fraction << " + (1 - " << q.amdahl.serial_fraction
+          << ") / x))";
     } else if (q.chosen == "usl") {
         e << t1 << " / (" << q.usl.t1 << " * (1 + " << q.usl.sigma << " * (x - 1) + " << q.usl.kappa
           << " * x * (x - 1)) / x)";
@@ -99,10 +99,9 @@ inline std::string plot_script(const bench::scaling_report& r, const std::filesy
         max_n = std::max(max_n, std::min(q.knee, 4 * max_n));
     }
     const double n0 = r.baseline_workers > 0 ? static_cast<double>(r.baseline_workers) : 1.0;
-    const std::string baseline = r.baseline_workers == 1
-                                     ? std::string("baseline: 1 worker, measured")
-                                     : "baseline: " + std::to_string(r.baseline_workers) +
-                                           " workers (no run at 1 worker: speedups relative to it)";
+    const std::string baseline = r.baseline_workers == 1 ? std::string("baseline: 1 worker, measured")
+                                                         : "baseline: " + std::to_string(r.baseline_workers) +
+                                                               " workers (no run at 1 worker: speedups relative to it)";
     std::size_t hosts = 1;
     for (const bench::scaling_point& p : r.points) hosts = std::max(hosts, p.hosts);
     // Up to the highest speedup measured or predicted within the plot (not the ideal's, which
@@ -122,7 +121,8 @@ inline std::string plot_script(const bench::scaling_report& r, const std::filesy
       << "set output '" << gnuplot_text((dir / "speedup.png").string()) << "'\n"
       << "set title \"" << gnuplot_dq(r.workload) << "\\nstrong scaling (" << r.mode << ", " << gnuplot_dq(where)
       << "); " << gnuplot_dq(baseline) << "\" noenhanced font ',10'\n"
-      << "set xlabel 'workers'\nset ylabel '" << (r.baseline_workers == 1 ? "speedup" : "speedup relative to the baseline")
+      << "set xlabel 'workers'\nset ylabel '"
+      << (r.baseline_workers == 1 ? "speedup" : "speedup relative to the baseline")
       << "'\nset key bottom right box opaque\nset grid\n"
       << "set xrange [0:" << max_n * 1.05 << "]\nset yrange [0:" << y_max << "]\n"
       << "set samples 400\n";

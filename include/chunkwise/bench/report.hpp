@@ -63,13 +63,13 @@ struct rank_times {
     int rank = 0;             ///< MPI rank (0 for threads in one process)
     std::string host;         ///< where it ran
     std::size_t threads = 1;  ///< its workers
-    double busy = 0;     ///< seconds per worker inside block functions
-    double read = 0;     ///< of busy, reading
-    double compute = 0;  ///< of busy, not reading
-    double wait = 0;     ///< idle until the run ended
-    double combine = 0;  ///< combining on the calling thread
-    double lock = 0;     ///< of read, at a lock of the read path
-    double read_bytes = 0;  ///< bytes all its workers read from storage per run
+    double busy = 0;          ///< seconds per worker inside block functions
+    double read = 0;          ///< of busy, reading
+    double compute = 0;       ///< of busy, not reading
+    double wait = 0;          ///< idle until the run ended
+    double combine = 0;       ///< combining on the calling thread
+    double lock = 0;          ///< of read, at a lock of the read path
+    double read_bytes = 0;    ///< bytes all its workers read from storage per run
     /// Calls f(mine, theirs) for each figure of this and `o`, field by field (to combine them).
     template <class F>
     void each(const rank_times& o, F&& f) {
@@ -96,12 +96,12 @@ struct host_times {
 
 /// One worker count of a scaling run.
 struct scaling_point {
-    std::size_t workers = 0;      ///< total workers: ranks x threads
-    std::size_t ranks = 1;        ///< MPI ranks (1 for threads in one process)
-    std::size_t threads = 1;      ///< threads per rank
-    std::size_t hosts = 1;        ///< distinct hosts the ranks ran on
-    std::vector<double> samples;  ///< wall seconds of each repeat (the slowest rank's)
-    phase_times phases;           ///< the critical path, mean over repeats; adds up to `mean`
+    std::size_t workers = 0;           ///< total workers: ranks x threads
+    std::size_t ranks = 1;             ///< MPI ranks (1 for threads in one process)
+    std::size_t threads = 1;           ///< threads per rank
+    std::size_t hosts = 1;             ///< distinct hosts the ranks ran on
+    std::vector<double> samples;       ///< wall seconds of each repeat (the slowest rank's)
+    phase_times phases;                ///< the critical path, mean over repeats; adds up to `mean`
     std::vector<rank_times> per_rank;  ///< every rank, in rank order
     std::vector<host_times> per_host;  ///< every host, in the order of its first rank (from per_rank)
     int slowest_rank = 0;              ///< the rank with the most busy time per worker (the straggler)
@@ -111,12 +111,12 @@ struct scaling_point {
     /// path (mean over repeats): serial, whatever the worker count.
     double lock_held_share = 0;
     // Filled by scaling_report::finish():
-    double mean = 0;                     ///< of samples, seconds
-    double std = 0;                      ///< standard deviation of samples, seconds
-    double min = 0;                      ///< fastest sample, seconds
-    double speedup = not_measured;       ///< t(N0) / t(N), relative to the baseline N0 (null without one)
-    double efficiency = not_measured;    ///< speedup / (N / N0)
-    double karp_flatt = not_measured;    ///< needs a measured t(1); null at N = 1 and without one
+    double mean = 0;                   ///< of samples, seconds
+    double std = 0;                    ///< standard deviation of samples, seconds
+    double min = 0;                    ///< fastest sample, seconds
+    double speedup = not_measured;     ///< t(N0) / t(N), relative to the baseline N0 (null without one)
+    double efficiency = not_measured;  ///< speedup / (N / N0)
+    double karp_flatt = not_measured;  ///< needs a measured t(1); null at N = 1 and without one
     /// The 95% confidence interval of the mean wall time, seconds (Student's t over the samples;
     /// null with one sample): its lower end.
     double interval_low = not_measured;
@@ -234,7 +234,8 @@ struct scaling_point {
                 slowest_rank = r.rank;
                 slowest_host = r.host;
             }
-            auto h = std::find_if(per_host.begin(), per_host.end(), [&](const host_times& x) { return x.host == r.host; });
+            auto h =
+                std::find_if(per_host.begin(), per_host.end(), [&](const host_times& x) { return x.host == r.host; });
             if (h == per_host.end()) {
                 per_host.push_back(host_times{r.host, 0, 0, 0, 0, 0, r.rank});
                 host_most.push_back(-1);
@@ -264,32 +265,32 @@ struct scaling_point {
 struct prediction_report {
     /// One predicted worker count.
     struct point {
-        double workers = 0;     ///< N
-        double seconds = 0;     ///< the model's t(N)
-        double speedup = 0;     ///< the measured t(1) / t(N)
-        double efficiency = 0;  ///< speedup / N
+        double workers = 0;                ///< N
+        double seconds = 0;                ///< the model's t(N)
+        double speedup = 0;                ///< the measured t(1) / t(N)
+        double efficiency = 0;             ///< speedup / N
         double core_hours = not_measured;  ///< on whole nodes of C cores (NaN without C)
     };
-    bool fitted = false;       ///< false: not enough points (see note)
-    std::string note;          ///< why there is no prediction, or what it assumes
+    bool fitted = false;        ///< false: not enough points (see note)
+    std::string note;           ///< why there is no prediction, or what it assumes
     std::vector<point> points;  ///< predicted at 8, 16, ..., 1024 workers
-    double knee = 0;           ///< the worker count past which doubling gains less than 10%
-    double break_even = 0;     ///< P*: past it, more core-hours are spent than the run saves (E < 0.5)
-    double recommended = 0;    ///< the workers to ask for: min(knee, P*) of the chosen fit (NaN: not confident)
-    std::string chosen;        ///< the fit the figures come from: "model", "amdahl" or "usl"
+    double knee = 0;            ///< the worker count past which doubling gains less than 10%
+    double break_even = 0;      ///< P*: past it, more core-hours are spent than the run saves (E < 0.5)
+    double recommended = 0;     ///< the workers to ask for: min(knee, P*) of the chosen fit (NaN: not confident)
+    std::string chosen;         ///< the fit the figures come from: "model", "amdahl" or "usl"
     /// RMS relative error of the chosen fit's predictions of points it was not fitted to: each
     /// worker count predicted by the fit to the other counts (NaN: too few points).
     double held_out_error = not_measured;
-    double model_held_out = not_measured;   ///< the same for the per-phase model
-    double amdahl_held_out = not_measured;  ///< for Amdahl's law
-    double usl_held_out = not_measured;     ///< for the USL
-    bool confident = false;    ///< whether the points support one recommended count
-    std::string reason;        ///< why not confident ("" when confident)
-    double range_low = 0;   ///< the fewest workers the fits that hold recommend
-    double range_high = 0;  ///< the most workers the fits that hold recommend
-    double next_measurement = not_measured;  ///< the worker count to measure next to decide (NaN: none)
-    std::size_t cores_per_node = 0;          ///< C given to predict (0: none)
-    double recommended_nodes = not_measured; ///< ceil(recommended / C) (NaN without C or confidence)
+    double model_held_out = not_measured;     ///< the same for the per-phase model
+    double amdahl_held_out = not_measured;    ///< for Amdahl's law
+    double usl_held_out = not_measured;       ///< for the USL
+    bool confident = false;                   ///< whether the points support one recommended count
+    std::string reason;                       ///< why not confident ("" when confident)
+    double range_low = 0;                     ///< the fewest workers the fits that hold recommend
+    double range_high = 0;                    ///< the most workers the fits that hold recommend
+    double next_measurement = not_measured;   ///< the worker count to measure next to decide (NaN: none)
+    std::size_t cores_per_node = 0;           ///< C given to predict (0: none)
+    double recommended_nodes = not_measured;  ///< ceil(recommended / C) (NaN without C or confidence)
     std::string bandwidth_note;  ///< how the read bandwidth was taken (from the run; the probe checked against it)
     // The fitted model t(N) = t_serial + W / N + D / min(N b, B) + c g(N), and the laws beside it.
     double t_serial = 0;          ///< seconds no worker count shortens
@@ -308,9 +309,9 @@ struct prediction_report {
 /// What a report measured, so that only runs of the same work are merged: the program, the
 /// workload, the arguments that change the work, and the input.
 struct fingerprint {
-    std::string program;   ///< e.g. "chunkwise-bench rmsd", or the user's program
-    std::string workload;  ///< the workload's name
-    std::string args;      ///< the arguments that change the work (not the worker counts or repeats)
+    std::string program;       ///< e.g. "chunkwise-bench rmsd", or the user's program
+    std::string workload;      ///< the workload's name
+    std::string args;          ///< the arguments that change the work (not the worker counts or repeats)
     std::string input_path;    ///< the input's absolute path ("" for none)
     double input_bytes = 0;    ///< its size in bytes
     std::string input_layout;  ///< how it is stored (e.g. "chunked (1, 4623, 3), gzip 1")
@@ -337,25 +338,25 @@ struct fingerprint {
 /// scaling.json, scaling.csv and scaling_ranks.csv (schema in docs/scaling.md).
 class scaling_report {
 public:
-    std::string workload;          ///< what ran
-    std::string input;             ///< what it read: "FILE:DATASET" (absolute path), or "" for none
-    std::string mode = "threads";  ///< "threads", "mpi" or "hybrid"
+    std::string workload;            ///< what ran
+    std::string input;               ///< what it read: "FILE:DATASET" (absolute path), or "" for none
+    std::string mode = "threads";    ///< "threads", "mpi" or "hybrid"
     struct fingerprint fingerprint;  ///< what was measured; merge refuses reports that differ
     /// Hosts the run was given (scale-mpi.sh: the hostfile, --host or the SLURM nodes; 0: unknown).
     std::size_t hosts_given = 0;
-    machine_info machine = machine_info::here();                ///< where it ran (the root's host)
+    machine_info machine = machine_info::here();               ///< where it ran (the root's host)
     std::string chunkwise_version = CHUNKWISE_VERSION_STRING;  ///< the chunkwise that measured
-    std::vector<scaling_point> points;  ///< ascending worker count after finish()
-    std::size_t baseline_workers = 0;   ///< N0: the fewest workers measured; speedups are relative to it
-    std::string baseline_note;          ///< why figures that need t(1) are null ("" when N0 = 1)
-    amdahl_fit amdahl;                  ///< fitted to every sample of every point
-    bool amdahl_fitted = false;         ///< false with fewer than two worker counts or N0 > 1
-    usl_fit usl;                        ///< the Universal Scalability Law, fitted likewise
-    std::string amdahl_note;            ///< why there is no Amdahl or USL fit ("" when fitted)
-    double bytes_read = 0;              ///< D: bytes the workload reads from its input per run (0: none)
-    double shared_bandwidth = 0;        ///< B: bytes/s the input's file system gave a short read probe (0: none)
-    std::string probe;                  ///< how B was measured
-    prediction_report prediction;       ///< the per-phase model and what it predicts (model.hpp)
+    std::vector<scaling_point> points;                         ///< ascending worker count after finish()
+    std::size_t baseline_workers = 0;  ///< N0: the fewest workers measured; speedups are relative to it
+    std::string baseline_note;         ///< why figures that need t(1) are null ("" when N0 = 1)
+    amdahl_fit amdahl;                 ///< fitted to every sample of every point
+    bool amdahl_fitted = false;        ///< false with fewer than two worker counts or N0 > 1
+    usl_fit usl;                       ///< the Universal Scalability Law, fitted likewise
+    std::string amdahl_note;           ///< why there is no Amdahl or USL fit ("" when fitted)
+    double bytes_read = 0;             ///< D: bytes the workload reads from its input per run (0: none)
+    double shared_bandwidth = 0;       ///< B: bytes/s the input's file system gave a short read probe (0: none)
+    std::string probe;                 ///< how B was measured
+    prediction_report prediction;      ///< the per-phase model and what it predicts (model.hpp)
 
     /// Sorts the points and computes mean, std, min; the baseline N0 (the fewest workers); speedup
     /// S(N) = t(N0) / t(N) and efficiency S(N) / (N / N0) against it; Karp-Flatt, Amdahl and USL

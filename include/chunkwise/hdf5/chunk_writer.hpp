@@ -37,9 +37,13 @@ class chunk_rows_writer {
 public:
     chunk_rows_writer(const std::filesystem::path& file, const std::string& path, std::vector<std::size_t> shape,
                       write_options opt, std::size_t element, hid_t (*type)())
-            : file_(file.string()), path_(normalize_path(path)), shape_(std::move(shape)), opt_(std::move(opt)),
+            : file_(file.string()),
+              path_(normalize_path(path)),
+              shape_(std::move(shape)),
+              opt_(std::move(opt)),
               element_(element) {
-        if (opt_.chunk.empty()) throw error(file_, path_, "chunk_writer: write_options::chunk must give the chunk shape");
+        if (opt_.chunk.empty())
+            throw error(file_, path_, "chunk_writer: write_options::chunk must give the chunk shape");
         complete_options(opt_, shape_, element_, file_, path_);
         pipeline_ = write_pipeline(opt_, element_);
         std::error_code ec;

@@ -61,11 +61,16 @@ inline chunk_source chunk_locations(const dataset& ds) {
 /// A sentence for `c` ("the file's chunk index, walked by each reader without a lock").
 inline std::string describe(chunk_source c) {
     switch (c) {
-        case chunk_source::not_chunked: return "not chunked";
-        case chunk_source::file_index: return "the file's chunk index, walked by each reader without a lock";
-        case chunk_source::probe_driver: return "the probe driver, one lookup per chunk under the library lock";
-        case chunk_source::listing: return "HDF5's listing of every chunk, once, under the library lock";
-        case chunk_source::hdf5: return "none: H5Dread reads under the library lock";
+        case chunk_source::not_chunked:
+            return "not chunked";
+        case chunk_source::file_index:
+            return "the file's chunk index, walked by each reader without a lock";
+        case chunk_source::probe_driver:
+            return "the probe driver, one lookup per chunk under the library lock";
+        case chunk_source::listing:
+            return "HDF5's listing of every chunk, once, under the library lock";
+        case chunk_source::hdf5:
+            return "none: H5Dread reads under the library lock";
     }
     return "unknown";
 }
@@ -93,8 +98,7 @@ inline std::size_t decode_chunk(const dataset& ds, std::span<const unsigned char
                std::to_string(s.chunk_bytes));
     }
     const std::size_t at[32] = {};  // (HDF5's most axes; errors name the chunk at the origin)
-    (void)detail::decode_chunk(s, detail::scratch::mine(), stored.size(), filter_mask, at, out.data(),
-                               stored.data());
+    (void)detail::decode_chunk(s, detail::scratch::mine(), stored.size(), filter_mask, at, out.data(), stored.data());
     return s.chunk_bytes;
 }
 
@@ -114,7 +118,7 @@ inline copy_method large_read_copies() {
     copy_method c;
     c.min_bytes = m.min_bytes.load();
     const auto choice = m.choice.load();
-    c.method = choice == detail::copy_choice::mapped ? "mapped copies"
+    c.method = choice == detail::copy_choice::mapped  ? "mapped copies"
                : choice == detail::copy_choice::pread ? "pread"
                                                       : "not decided yet";
     c.pread_ms = static_cast<double>(m.measured_pread_ns.load()) / 1e6;

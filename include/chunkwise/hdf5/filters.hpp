@@ -13,15 +13,15 @@ namespace chunkwise::h5 {
 
 /// One HDF5 filter as this build of chunkwise knows it.
 struct filter_info {
-    int id = 0;                  ///< its HDF5 filter id (1 deflate, 32004 LZ4, ...)
-    std::string name;            ///< its usual name ("lz4")
-    std::string provider;        ///< where other readers get its HDF5 plugin (a Debian package, ...)
-    bool decoded_here = false;   ///< decoded by chunkwise in the reading thread, outside HDF5's lock
-    std::string library;         ///< with what: "liblz4 1.9.4", "" for chunkwise's own code
-    bool needs_library = false;  ///< chunkwise decodes it given a library this build lacks
-    std::string missing_library; ///< that library's CMake name ("lz4"), where it is missing
-    std::string option;          ///< its write_options::codec name, "" where not written that way
-    bool writable = false;       ///< this build writes it (h5::write, write_blocks, chunk_writer)
+    int id = 0;                   ///< its HDF5 filter id (1 deflate, 32004 LZ4, ...)
+    std::string name;             ///< its usual name ("lz4")
+    std::string provider;         ///< where other readers get its HDF5 plugin (a Debian package, ...)
+    bool decoded_here = false;    ///< decoded by chunkwise in the reading thread, outside HDF5's lock
+    std::string library;          ///< with what: "liblz4 1.9.4", "" for chunkwise's own code
+    bool needs_library = false;   ///< chunkwise decodes it given a library this build lacks
+    std::string missing_library;  ///< that library's CMake name ("lz4"), where it is missing
+    std::string option;           ///< its write_options::codec name, "" where not written that way
+    bool writable = false;        ///< this build writes it (h5::write, write_blocks, chunk_writer)
 };
 
 /// Every filter chunkwise knows, in id order, and what this build does with each.

@@ -42,9 +42,8 @@ using chunkwise::default_block_bytes;
 /// \throws std::invalid_argument if b.count is 0
 [[nodiscard]] inline std::vector<block> partition(const dataset& ds, block_bytes b) {
     const std::vector<std::size_t> shape = ds.shape();
-    return chunkwise::detail::partition_by_bytes(shape[0], ds.chunks()[0],
-                                                 ds.element_size() * chunkwise::detail::row_values(shape), b,
-                                                 "[chunkwise.h5]");
+    return chunkwise::detail::partition_by_bytes(
+        shape[0], ds.chunks()[0], ds.element_size() * chunkwise::detail::row_values(shape), b, "[chunkwise.h5]");
 }
 
 }  // namespace chunkwise::h5

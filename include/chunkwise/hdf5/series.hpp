@@ -100,8 +100,9 @@ public:
         for (std::size_t i = 0; i < files.size(); ++i) {
             dataset ds(files[i], path);
             if (!ds.is_numeric()) {
-                throw error(ds.file(), ds.path(),
-                            "dataset_series: holds " + ds.type_name() + " values, which do not convert to a number type");
+                throw error(
+                    ds.file(), ds.path(),
+                    "dataset_series: holds " + ds.type_name() + " values, which do not convert to a number type");
             }
             std::vector<std::size_t> shape = ds.shape();
             if (i == 0) {
@@ -220,7 +221,8 @@ private:
             }
             dataset ds(files[i], path);  // opened outside the series' mutex
             std::vector<std::size_t> now = ds.shape();
-            if (now.size() != shape.size() || now[0] != rows[i] || !std::equal(now.begin() + 1, now.end(), shape.begin() + 1)) {
+            if (now.size() != shape.size() || now[0] != rows[i] ||
+                !std::equal(now.begin() + 1, now.end(), shape.begin() + 1)) {
                 throw error(ds.file(), ds.path(),
                             "dataset_series: the shape changed to " + detail::shape_text(now) +
                                 " since the series was made (the file was rewritten?)");
@@ -351,7 +353,8 @@ private:
             auto dist = [&](std::size_t i) { return std::abs(static_cast<double>(cuts[i]) - ideal); };
             const auto first = cuts.begin() + static_cast<std::ptrdiff_t>(at);
             const auto stop = cuts.begin() + static_cast<std::ptrdiff_t>(last_usable) + 1;
-            std::size_t i = static_cast<std::size_t>(std::lower_bound(first, stop, static_cast<std::size_t>(ideal)) - cuts.begin());
+            std::size_t i =
+                static_cast<std::size_t>(std::lower_bound(first, stop, static_cast<std::size_t>(ideal)) - cuts.begin());
             if (i > last_usable) i = last_usable;
             if (i > at && dist(i - 1) <= dist(i)) --i;
             pick = i;

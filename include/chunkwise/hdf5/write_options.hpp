@@ -18,8 +18,8 @@ namespace chunkwise::h5 {
 /// their defaults are those of zarr::write_options (whose format and shard follow `level`).
 struct write_options {
     std::vector<std::size_t> chunk{};  ///< chunk shape; empty: contiguous (or about 1 MiB of rows when compressing)
-    int deflate = 0;                 ///< 0: none; 1-9: deflate at this level (chunked storage)
-    bool shuffle = false;            ///< byte shuffle before compressing (helps floats compress)
+    int deflate = 0;                   ///< 0: none; 1-9: deflate at this level (chunked storage)
+    bool shuffle = false;              ///< byte shuffle before compressing (helps floats compress)
     /// Instead of deflate, a codec chunkwise encodes itself, chunk by chunk: "lz4" (HDF5 filter
     /// 32004), "zstd" (32015), "bzip2" or "bz2" (307), "blosc" (32001, its lz4 codec; "blosc:zstd",
     /// "blosc:lz4hc", "blosc:zlib", "blosc:blosclz" pick another; `shuffle` is then Blosc's own),

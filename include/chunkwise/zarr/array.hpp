@@ -220,7 +220,8 @@ public:
         for (std::size_t c : s_->m.chunks) elems *= c;
         thread_local std::vector<unsigned char> a, b;
         try {
-            const unsigned char* raw = detail::decode_bytes(s_->store, s_->m.codecs, stored.data(), stored.size(), elems, s_->m.type, a, b);
+            const unsigned char* raw =
+                detail::decode_bytes(s_->store, s_->m.codecs, stored.data(), stored.size(), elems, s_->m.type, a, b);
             return {raw, elems * s_->m.type.size};
         } catch (const error&) {
             throw;
@@ -239,7 +240,8 @@ private:
     std::array<std::size_t, N> out_shape(const block& rows, const indices* sel) const {
         std::array<std::size_t, N> shape{};
         shape[0] = rows.size();
-        for (std::size_t d = 1; d < N; ++d) shape[d] = sel != nullptr && d == sel->axis ? sel->idx.size() : s_->m.shape[d];
+        for (std::size_t d = 1; d < N; ++d)
+            shape[d] = sel != nullptr && d == sel->axis ? sel->idx.size() : s_->m.shape[d];
         return shape;
     }
 
@@ -257,7 +259,8 @@ private:
         if (why.empty() && sel != nullptr) why = cd::selection_problem(*sel, dims);
         if (why.empty() && std::is_same_v<T, bool> && s_->m.type.kind != 'b')
             why = "stored as " + dtype() + ", not as bool: bool reads arrays stored as bool";
-        if (why.empty() && !opt_.convert && !detail::holds_exactly<T>(s_->m.type)) why = cd::conversion_problem<T>(dtype());
+        if (why.empty() && !opt_.convert && !detail::holds_exactly<T>(s_->m.type))
+            why = cd::conversion_problem<T>(dtype());
         double values = static_cast<double>(rows.size());
         for (std::size_t d = 1; d < rank(); ++d)
             values *= static_cast<double>(sel != nullptr && d == sel->axis ? sel->idx.size() : dims[d]);

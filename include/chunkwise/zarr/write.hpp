@@ -36,7 +36,7 @@ struct write_options {
     /// "blosc:zlib", "blosc:blosclz" pick another), and in format 2 also "zlib" ("deflate"), "lz4",
     /// "bz2" ("bzip2"); numcodecs' ids and h5::write_options' names alike. "" (the default): none.
     std::string codec{};
-    int level = 0;  ///< the codec's level; 0: the codec's own default (gzip, zlib 6; Zstandard 3; bzip2 9; Blosc 5)
+    int level = 0;   ///< the codec's level; 0: the codec's own default (gzip, zlib 6; Zstandard 3; bzip2 9; Blosc 5)
     int format = 2;  ///< Zarr format: 2 or 3
     /// Format 3 only: the shard shape (a multiple of `chunk` on every axis); empty: no sharding.
     std::vector<std::size_t> shard{};
@@ -50,8 +50,8 @@ namespace detail {
 /// The codec `o` asks for, resolved for its format, or why it cannot be written.
 inline chunkwise::detail::codecs::write_codec write_codec_of(const write_options& o) {
     namespace cs = chunkwise::detail::codecs;
-    cs::write_codec w =
-        cs::resolve_write_codec(o.deflate, o.codec, o.level, o.format == 3 ? cs::store_kind::zarr3 : cs::store_kind::zarr2);
+    cs::write_codec w = cs::resolve_write_codec(o.deflate, o.codec, o.level,
+                                                o.format == 3 ? cs::store_kind::zarr3 : cs::store_kind::zarr2);
     // v3 has no zlib codec: deflate there is written in gzip frames (gzip is deflate plus a frame).
     if (w.problem.empty() && o.format == 3 && w.main == &cs::deflate_codec) w.main = &cs::gzip_codec;
     return w;
@@ -96,17 +96,21 @@ plan make_plan(const std::string& store, const std::vector<std::size_t>& shape, 
         std::size_t row = sizeof(T);
         for (std::size_t d = 1; d < shape.size(); ++d) row *= std::max<std::size_t>(shape[d], 1);
         p.chunk = shape;
-        p.chunk[0] = std::clamp<std::size_t>((std::size_t{1} << 20) / std::max<std::size_t>(row, 1), 1, std::max<std::size_t>(shape[0], 1));
+        p.chunk[0] = std::clamp<std::size_t>((std::size_t{1} << 20) / std::max<std::size_t>(row, 1), 1,
+                                             std::max<std::size_t>(shape[0], 1));
         for (std::size_t d = 1; d < shape.size(); ++d) p.chunk[d] = std::max<std::size_t>(shape[d], 1);
     }
     if (p.chunk.size() != shape.size())
-        throw error(store, "", "chunk of rank " + std::to_string(p.chunk.size()) + " for an array of rank " + std::to_string(shape.size()));
+        throw error(store, "",
+                    "chunk of rank " + std::to_string(p.chunk.size()) + " for an array of rank " +
+                        std::to_string(shape.size()));
     for (std::size_t c : p.chunk)
         if (c == 0) throw error(store, "", "a chunk extent of 0");
     p.grid = o.shard.empty() ? p.chunk : o.shard;
     if (p.grid.size() != shape.size()) throw error(store, "", "shard of another rank than the array");
     for (std::size_t d = 0; d < shape.size(); ++d)
-        if (p.grid[d] == 0 || p.grid[d] % p.chunk[d] != 0) throw error(store, "", "the shard shape is not a multiple of the chunk shape");
+        if (p.grid[d] == 0 || p.grid[d] % p.chunk[d] != 0)
+            throw error(store, "", "the shard shape is not a multiple of the chunk shape");
     std::size_t chunk_bytes = sizeof(T);
     for (std::size_t c : p.chunk) chunk_bytes *= c;
     p.enc = make_encoding(write_codec_of(o), o.shuffle, sizeof(T), chunk_bytes);
@@ -141,7 +145,8 @@ template <class T>
 void write_grid_row(const std::string& store, const plan& p, const std::vector<slab<T>>& slabs, std::size_t g0) {
     const std::size_t rank = p.shape.size();
     std::vector<std::size_t> count(rank), at(rank, 0), origin(rank), inner_origin(rank), pos(rank);
-    for (std::size_t d = 0; d < rank; ++d) count[d] = std::max<std::size_t>((p.shape[d] + p.grid[d] - 1) / p.grid[d], 1);
+    for (std::size_t d = 0; d < rank; ++d)
+        count[d] = std::max<std::size_t>((p.shape[d] + p.grid[d] - 1) / p.grid[d], 1);
     meta m;
     m.format = p.format;
     m.separator = p.format == 3 ? '/' : '.';
@@ -216,7 +221,8 @@ void write_grid_row(const std::string& store, const plan& p, const std::vector<s
 template <class Array>
 void write(const std::filesystem::path& path, const Array& array, const write_options& opt = {}) {
     using T = std::remove_cv_t<typename Array::value_type>;
-    static_assert(std::is_arithmetic_v<T> && !std::is_same_v<T, bool>, "chunkwise::zarr::write: arithmetic values (not bool)");
+    static_assert(std::is_arithmetic_v<T> && !std::is_same_v<T, bool>,
+                  "chunkwise::zarr::write: arithmetic values (not bool)");
     const std::string store = path.string();
     const detail::plan p = detail::make_plan<T>(store, chunkwise::detail::result_shape(array), opt);
     const bool created = detail::prepare_store(store, p.mode);

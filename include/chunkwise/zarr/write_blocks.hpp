@@ -48,7 +48,8 @@ void root_step(Policy& policy, const std::string& store, const std::string& what
             problem = e.what();
         }
     }
-    if constexpr (distributed_policy<Policy>) problem = chunkwise::detail::policy_access::agree_on_problem(policy, problem);
+    if constexpr (distributed_policy<Policy>)
+        problem = chunkwise::detail::policy_access::agree_on_problem(policy, problem);
     if (failed) std::rethrow_exception(failed);
     if (!problem.empty()) throw error(store, "", "write_blocks: the root " + what + ": " + problem);
 }
@@ -129,7 +130,8 @@ void write_blocks(Policy& policy, const std::filesystem::path& path, partial_res
     // 2. The root prepares the store (marked unfinished until its metadata is written, last);
     //    everyone waits for it.
     bool created = false;
-    detail::root_step(policy, store, "could not prepare the store", [&] { created = detail::prepare_store(store, p.mode); });
+    detail::root_step(policy, store, "could not prepare the store",
+                      [&] { created = detail::prepare_store(store, p.mode); });
     // 3. Who owns each grid row: the process holding the block that holds its first row.
     const std::size_t u = p.grid[0];
     const std::size_t grid_rows = shape[0] == 0 ? 0 : (shape[0] + u - 1) / u;
@@ -205,7 +207,8 @@ void write_blocks(Policy& policy, const std::filesystem::path& path, partial_res
         agreed = chunkwise::detail::policy_access::agree_on_problem(policy, mine_problem);
     } else {
         if (!owned_rows.empty()) {
-            const auto blocks = chunkwise::partition(owned_rows.size(), parts{std::max<std::size_t>(policy.workers(), 1) * 4});
+            const auto blocks =
+                chunkwise::partition(owned_rows.size(), parts{std::max<std::size_t>(policy.workers(), 1) * 4});
             (void)map_blocks(policy, blocks, [&](const block& b) {
                 write_rows(b.begin, b.end);
                 return 0;

@@ -86,8 +86,9 @@ inline scaling_report scaling_report::merge(const std::vector<scaling_report>& p
         const std::string d = parts.front().fingerprint.differences(parts[i].fingerprint);
         if (d.empty()) continue;
         auto name = [&](std::size_t k) { return k < names.size() ? names[k] : "report " + std::to_string(k + 1); };
-        throw std::invalid_argument("[chunkwise.bench] merge: the reports measured different work and cannot be merged: " +
-                                    name(0) + " vs " + name(i) + " differ in " + d);
+        throw std::invalid_argument(
+            "[chunkwise.bench] merge: the reports measured different work and cannot be merged: " + name(0) + " vs " +
+            name(i) + " differ in " + d);
     }
     for (const scaling_report& p : parts) {
         if (p.workload == parts.front().workload && p.input == parts.front().input) continue;
@@ -151,12 +152,13 @@ inline std::string scaling_report::table() const {
     o << line;
     for (const scaling_point& p : points) {
         const std::string half = std::isnan(p.interval_high) ? "-" : fig(100 * p.relative_precision(), "%.1f%%");
-        std::snprintf(line, sizeof line,
-                      "%7zu %5zu %7zu  %9.4f %8s %8zu %-15s  %7.4f %7.4f %7.4f %7.4f %7.4f  %7s %6s %6s  %d@%s (%.2f)\n",
-                      p.workers, p.ranks, p.threads, p.mean, half.c_str(), p.samples.size(), ("(" + p.stop + ")").c_str(),
-                      p.phases.read, p.phases.compute, p.phases.wait, p.phases.combine, p.phases.other,
-                      fig(p.speedup, "%.2f").c_str(), fig(p.efficiency, "%.2f").c_str(),
-                      fig(p.karp_flatt, "%.3f").c_str(), p.slowest_rank, p.slowest_host.c_str(), p.imbalance);
+        std::snprintf(
+            line, sizeof line,
+            "%7zu %5zu %7zu  %9.4f %8s %8zu %-15s  %7.4f %7.4f %7.4f %7.4f %7.4f  %7s %6s %6s  %d@%s (%.2f)\n",
+            p.workers, p.ranks, p.threads, p.mean, half.c_str(), p.samples.size(), ("(" + p.stop + ")").c_str(),
+            p.phases.read, p.phases.compute, p.phases.wait, p.phases.combine, p.phases.other,
+            fig(p.speedup, "%.2f").c_str(), fig(p.efficiency, "%.2f").c_str(), fig(p.karp_flatt, "%.3f").c_str(),
+            p.slowest_rank, p.slowest_host.c_str(), p.imbalance);
         o << line;
     }
     bool several_hosts = false;
@@ -193,10 +195,11 @@ inline std::string scaling_report::table() const {
         o << "\n";
         for (const scaling_point& p : points) {
             if (p.karp_flatt > 1) {
-                std::snprintf(line, sizeof line,
-                              "note: Karp-Flatt %.2f at %zu workers is above 1 (a serial fraction cannot be): the run "
-                              "was slower than on 1 worker; an overhead grows with the workers, or the point is noise\n",
-                              p.karp_flatt, p.workers);
+                std::snprintf(
+                    line, sizeof line,
+                    "note: Karp-Flatt %.2f at %zu workers is above 1 (a serial fraction cannot be): the run "
+                    "was slower than on 1 worker; an overhead grows with the workers, or the point is noise\n",
+                    p.karp_flatt, p.workers);
                 o << line;
                 break;
             }
@@ -209,10 +212,9 @@ inline std::string scaling_report::table() const {
                       "Amdahl fit: serial fraction %.4f, max speedup %s, t1 %.4f s, error %.1f%%\n"
                       "USL fit: contention %.4f, coherency %.6f, peak at %s workers, error %.1f%%\n",
                       amdahl.serial_fraction,
-                      std::isinf(amdahl.max_speedup) ? "unbounded" : fig(amdahl.max_speedup, "%.1f").c_str(),
-                      amdahl.t1, 100 * amdahl.error, usl.sigma, usl.kappa,
-                      std::isinf(usl.peak_workers()) ? "no" : fig(usl.peak_workers(), "%.0f").c_str(),
-                      100 * usl.error);
+                      std::isinf(amdahl.max_speedup) ? "unbounded" : fig(amdahl.max_speedup, "%.1f").c_str(), amdahl.t1,
+                      100 * amdahl.error, usl.sigma, usl.kappa,
+                      std::isinf(usl.peak_workers()) ? "no" : fig(usl.peak_workers(), "%.0f").c_str(), 100 * usl.error);
         o << line;
     } else if (!points.empty()) {
         o << "Amdahl and USL fits: none (" << amdahl_note << ")\n";
@@ -221,8 +223,9 @@ inline std::string scaling_report::table() const {
         const prediction_report& q = prediction;
         std::snprintf(line, sizeof line,
                       "model: t(N) = %.4f + %.4f/N + read max(%.4f/N, %.4f) + %.2e*%s   (error %.1f%%, held out %s)\n",
-                      q.t_serial, q.work, q.read_one, q.bytes > 0 && q.shared_bandwidth > 0 ? q.bytes / q.shared_bandwidth : 0.0,
-                      q.comm, q.growth == "n" ? "N" : "log2(N)", 100 * q.model_error,
+                      q.t_serial, q.work, q.read_one,
+                      q.bytes > 0 && q.shared_bandwidth > 0 ? q.bytes / q.shared_bandwidth : 0.0, q.comm,
+                      q.growth == "n" ? "N" : "log2(N)", 100 * q.model_error,
                       fig(100 * q.model_held_out, "%.1f%%").c_str());
         o << line;
         std::snprintf(line, sizeof line, "held-out error: amdahl %s, usl %s, model %s: chosen %s\n",

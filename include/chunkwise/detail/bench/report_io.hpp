@@ -51,9 +51,10 @@ inline std::string scaling_report::json() const {
       << ", \"input\": {\"path\": " << json_quote(fingerprint.input_path)
       << ", \"bytes\": " << json_number(fingerprint.input_bytes)
       << ", \"layout\": " << json_quote(fingerprint.input_layout) << "}}"
-      << ",\n  \"hosts_given\": " << hosts_given << ",\n  \"mode\": " << json_quote(mode) << ",\n  \"machine\": {\"host\": " << json_quote(machine.host)
-      << ", \"cpu\": " << json_quote(machine.cpu) << ", \"l3\": " << json_quote(machine.l3)
-      << ", \"cores\": " << machine.cores << "},\n  \"chunkwise_version\": " << json_quote(chunkwise_version)
+      << ",\n  \"hosts_given\": " << hosts_given << ",\n  \"mode\": " << json_quote(mode)
+      << ",\n  \"machine\": {\"host\": " << json_quote(machine.host) << ", \"cpu\": " << json_quote(machine.cpu)
+      << ", \"l3\": " << json_quote(machine.l3) << ", \"cores\": " << machine.cores
+      << "},\n  \"chunkwise_version\": " << json_quote(chunkwise_version)
       << ",\n  \"baseline_workers\": " << baseline_workers
       << ",\n  \"baseline_note\": " << (baseline_note.empty() ? "null" : json_quote(baseline_note))
       << ",\n  \"io\": {\"bytes_read\": " << json_number(bytes_read)
@@ -65,8 +66,9 @@ inline std::string scaling_report::json() const {
           << ", \"threads\": " << p.threads << ", \"hosts\": " << p.hosts << ", \"repeats\": " << p.samples.size()
           << ",\n     \"seconds\": {\"mean\": " << json_number(p.mean) << ", \"std\": " << json_number(p.std)
           << ", \"min\": " << json_number(p.min) << "}, \"interval\": "
-          << (std::isnan(p.interval_low) ? std::string("null")
-                                         : "[" + json_number(p.interval_low) + ", " + json_number(p.interval_high) + "]")
+          << (std::isnan(p.interval_low)
+                  ? std::string("null")
+                  : "[" + json_number(p.interval_low) + ", " + json_number(p.interval_high) + "]")
           << ", \"stop\": " << json_quote(p.stop) << ", \"read_bandwidth\": " << null_or(p.read_bandwidth)
           << ", \"core_hours\": " << null_or(p.core_hours) << ",\n     \"samples\": [";
         for (std::size_t k = 0; k < p.samples.size(); ++k) o << (k ? ", " : "") << json_number(p.samples[k]);
@@ -92,13 +94,14 @@ inline std::string scaling_report::json() const {
         }
         o << "],\n     \"slowest\": {\"rank\": " << p.slowest_rank << ", \"host\": " << json_quote(p.slowest_host)
           << "}, \"imbalance\": " << json_number(p.imbalance)
-          << ",\n     \"lock_held_share\": " << json_number(p.lock_held_share) << ", \"lock_bound\": {\"16\": "
-          << json_number(p.lock_bound(16)) << ", \"64\": " << json_number(p.lock_bound(64))
-          << ", \"1024\": " << json_number(p.lock_bound(1024)) << "},\n     \"speedup\": " << opt_number(p.speedup)
-          << ", \"efficiency\": " << opt_number(p.efficiency) << ", \"karp_flatt\": " << opt_number(p.karp_flatt)
-          << "}";
+          << ",\n     \"lock_held_share\": " << json_number(p.lock_held_share)
+          << ", \"lock_bound\": {\"16\": " << json_number(p.lock_bound(16))
+          << ", \"64\": " << json_number(p.lock_bound(64)) << ", \"1024\": " << json_number(p.lock_bound(1024))
+          << "},\n     \"speedup\": " << opt_number(p.speedup) << ", \"efficiency\": " << opt_number(p.efficiency)
+          << ", \"karp_flatt\": " << opt_number(p.karp_flatt) << "}";
     }
-    o << "\n  ],\n  \"amdahl\": {\"serial_fraction\": " << (amdahl_fitted ? json_number(amdahl.serial_fraction) : "null")
+    o << "\n  ],\n  \"amdahl\": {\"serial_fraction\": "
+      << (amdahl_fitted ? json_number(amdahl.serial_fraction) : "null")
       << ", \"max_speedup\": " << (amdahl_fitted ? json_number(amdahl.max_speedup) : "null")
       << ", \"t1\": " << (amdahl_fitted ? json_number(amdahl.t1) : "null")
       << ", \"error\": " << (amdahl_fitted ? json_number(amdahl.error) : "null")
@@ -125,10 +128,10 @@ inline std::string scaling_report::json() const {
               << ", \"recommended_nodes\": " << null_or(q.recommended_nodes);
         }
         o << ",\n    \"knee\": " << json_number(q.knee) << ", \"break_even\": " << json_number(q.break_even)
-          << ", \"bandwidth\": " << text_or_null(q.bandwidth_note)
-          << ", \"note\": " << json_quote(q.note) << ",\n    \"fits\": {\"model\": {\"t_serial\": "
-          << json_number(q.t_serial) << ", \"work\": " << json_number(q.work)
-          << ", \"bytes\": " << json_number(q.bytes) << ", \"read_one\": " << json_number(q.read_one)
+          << ", \"bandwidth\": " << text_or_null(q.bandwidth_note) << ", \"note\": " << json_quote(q.note)
+          << ",\n    \"fits\": {\"model\": {\"t_serial\": " << json_number(q.t_serial)
+          << ", \"work\": " << json_number(q.work) << ", \"bytes\": " << json_number(q.bytes)
+          << ", \"read_one\": " << json_number(q.read_one)
           << ", \"worker_bandwidth\": " << json_number(q.worker_bandwidth)
           << ", \"shared_bandwidth\": " << json_number(q.shared_bandwidth) << ", \"comm\": " << json_number(q.comm)
           << ", \"growth\": " << json_quote(q.growth) << ", \"error\": " << json_number(q.model_error)
@@ -137,8 +140,8 @@ inline std::string scaling_report::json() const {
           << ", \"t1\": " << json_number(q.amdahl.t1) << ", \"error\": " << json_number(q.amdahl.error)
           << ", \"held_out_error\": " << null_or(q.amdahl_held_out)
           << ", \"at_bound\": " << text_or_null(q.amdahl.at_bound)
-          << "},\n             \"usl\": {\"sigma\": " << json_number(q.usl.sigma) << ", \"kappa\": "
-          << json_number(q.usl.kappa) << ", \"t1\": " << json_number(q.usl.t1)
+          << "},\n             \"usl\": {\"sigma\": " << json_number(q.usl.sigma)
+          << ", \"kappa\": " << json_number(q.usl.kappa) << ", \"t1\": " << json_number(q.usl.t1)
           << ", \"error\": " << json_number(q.usl.error) << ", \"held_out_error\": " << null_or(q.usl_held_out)
           << ", \"at_bound\": " << text_or_null(q.usl.at_bound) << "}}}";
     }
@@ -159,10 +162,10 @@ inline std::string scaling_report::csv() const {
           << ',' << csv_number(p.phases.other) << ',' << csv_number(p.phases.lock) << ',' << csv_number(p.speedup)
           << ',' << csv_number(p.efficiency) << ',' << csv_number(p.karp_flatt) << ',' << baseline_workers << ','
           << p.slowest_rank << ',' << detail::csv_text(p.slowest_host) << ',' << csv_number(p.imbalance) << ','
-          << csv_number(p.lock_held_share) << ',' << csv_number(p.lock_bound(16)) << ','
-          << csv_number(p.lock_bound(64)) << ',' << csv_number(p.lock_bound(1024)) << ','
-          << csv_number(p.interval_low) << ',' << csv_number(p.interval_high) << ',' << p.stop << ','
-          << csv_number(p.read_bandwidth) << ',' << csv_number(p.core_hours) << '\n';
+          << csv_number(p.lock_held_share) << ',' << csv_number(p.lock_bound(16)) << ',' << csv_number(p.lock_bound(64))
+          << ',' << csv_number(p.lock_bound(1024)) << ',' << csv_number(p.interval_low) << ','
+          << csv_number(p.interval_high) << ',' << p.stop << ',' << csv_number(p.read_bandwidth) << ','
+          << csv_number(p.core_hours) << '\n';
     }
     return o.str();
 }
@@ -170,7 +173,8 @@ inline std::string scaling_report::csv() const {
 inline std::string scaling_report::ranks_csv() const {
     using detail::csv_number;
     std::ostringstream o;
-    o << "workers,ranks,threads,rank,host,rank_threads,busy_s,read_s,compute_s,wait_s,combine_s,lock_s,slowest,read_bytes\n";
+    o << "workers,ranks,threads,rank,host,rank_threads,busy_s,read_s,compute_s,wait_s,combine_s,lock_s,slowest,read_"
+         "bytes\n";
     for (const scaling_point& p : points) {
         for (const rank_times& r : p.per_rank) {
             o << p.workers << ',' << p.ranks << ',' << p.threads << ',' << r.rank << ',' << detail::csv_text(r.host)
@@ -204,9 +208,9 @@ inline void scaling_report::write(const std::filesystem::path& dir) const {
         throw error("[chunkwise.bench] cannot create the output folder " + dir.string() +
                     (ec ? ": " + ec.message() : std::string()));
     }
-    for (const auto& [name, text] : {std::pair{"scaling.json", json()}, std::pair{"scaling.csv", csv()},
-                                     std::pair{"scaling_ranks.csv", ranks_csv()},
-                                     std::pair{"scaling_hosts.csv", hosts_csv()}}) {
+    for (const auto& [name, text] :
+         {std::pair{"scaling.json", json()}, std::pair{"scaling.csv", csv()},
+          std::pair{"scaling_ranks.csv", ranks_csv()}, std::pair{"scaling_hosts.csv", hosts_csv()}}) {
         const auto path = dir / name;
         std::ofstream out(path, std::ios::trunc);
         if (!(out << text) || !out.flush()) throw error("[chunkwise.bench] cannot write " + path.string());
@@ -216,7 +220,8 @@ inline void scaling_report::write(const std::filesystem::path& dir) const {
 inline scaling_report scaling_report::from_json(const std::string& text) {
     const chunkwise::detail::json_value v = chunkwise::detail::json_parser(text).parse();
     const auto* pts = v["points"].as_array();
-    if (v.as_object() == nullptr || pts == nullptr) throw error("[chunkwise.bench] not a scaling report: no \"points\"");
+    if (v.as_object() == nullptr || pts == nullptr)
+        throw error("[chunkwise.bench] not a scaling report: no \"points\"");
     auto number_or = [](const chunkwise::detail::json_value& x, double fallback) {
         const double d = x.number();
         return std::isnan(d) ? fallback : d;
@@ -272,7 +277,8 @@ inline scaling_report scaling_report::from_json(const std::string& text) {
         }
         s.lock_held_share = number_or(p["lock_held_share"], 0);
         if (!p["stop"].string().empty()) s.stop = p["stop"].string();
-        if (s.workers == 0 || s.samples.empty()) throw error("[chunkwise.bench] not a scaling report: a point without workers or samples");
+        if (s.workers == 0 || s.samples.empty())
+            throw error("[chunkwise.bench] not a scaling report: a point without workers or samples");
         // A time is never negative, NaN or infinite: such a report was edited or damaged.
         const auto check_time = [&](double t, const std::string& what) {
             if (!(t >= 0) || !std::isfinite(t)) {
@@ -283,9 +289,9 @@ inline scaling_report scaling_report::from_json(const std::string& text) {
             }
         };
         for (double t : s.samples) check_time(t, "a sample of");
-        const std::pair<double, const char*> phases[] = {{s.phases.read, "read"},       {s.phases.compute, "compute"},
-                                                         {s.phases.wait, "wait"},       {s.phases.combine, "combine"},
-                                                         {s.phases.other, "other"},     {s.phases.lock, "lock"}};
+        const std::pair<double, const char*> phases[] = {{s.phases.read, "read"},   {s.phases.compute, "compute"},
+                                                         {s.phases.wait, "wait"},   {s.phases.combine, "combine"},
+                                                         {s.phases.other, "other"}, {s.phases.lock, "lock"}};
         for (const auto& [t, name] : phases) check_time(t, std::string("a ") + name + " time of");
         r.points.push_back(std::move(s));
     }

@@ -71,7 +71,8 @@ using bitshuffle_inner = void (*)(const unsigned char* in, std::size_t stored, u
 /// null), untransposed into out; the leftover elements copied. Returns the input bytes used.
 inline std::size_t bitshuffle_blocks(const unsigned char* in, std::size_t n, unsigned char* out, std::size_t elements,
                                      std::size_t elem_size, std::size_t block, bitshuffle_inner inner) {
-    if (block == 0 || block % 8 != 0) damaged("a bitshuffle block size of " + std::to_string(block) + " elements (not a multiple of 8)");
+    if (block == 0 || block % 8 != 0)
+        damaged("a bitshuffle block size of " + std::to_string(block) + " elements (not a multiple of 8)");
     // Scratch for the largest block this chunk holds: bounded by the chunk, not by the block size
     // the parameters declare (which may be 2^24 elements for a chunk of 100).
     const std::size_t most = std::min(block, elements - elements % 8) * elem_size;
@@ -84,7 +85,9 @@ inline std::size_t bitshuffle_blocks(const unsigned char* in, std::size_t n, uns
             if (n - at < 4) damaged("a bitshuffle chunk that ends before its last block (truncated?)");
             const std::size_t stored = static_cast<std::size_t>(read_be(in + at, 4));
             at += 4;
-            if (stored > n - at) damaged("a bitshuffle block of " + std::to_string(stored) + " bytes past the end of its chunk (truncated?)");
+            if (stored > n - at)
+                damaged("a bitshuffle block of " + std::to_string(stored) +
+                        " bytes past the end of its chunk (truncated?)");
             inner(in + at, stored, packed.data(), bytes);
             at += stored;
             src = packed.data();
@@ -115,7 +118,9 @@ inline std::size_t bitshuffle_decode(const std::vector<unsigned>& cd, const unsi
     if (compression == 2 || compression == 3) {
         if (n < 12) damaged("a bitshuffle chunk of " + std::to_string(n) + " bytes, shorter than its header");
         const std::uint64_t stated = read_be(in, 8);
-        if (stated > cap) damaged("a bitshuffle chunk that states " + std::to_string(stated) + " bytes, more than " + std::to_string(cap));
+        if (stated > cap)
+            damaged("a bitshuffle chunk that states " + std::to_string(stated) + " bytes, more than " +
+                    std::to_string(cap));
         total = static_cast<std::size_t>(stated);
         block = static_cast<std::size_t>(read_be(in + 8, 4)) / elem_size;
         in += 12;
@@ -138,8 +143,7 @@ inline std::size_t bitshuffle_decode(const std::vector<unsigned>& cd, const unsi
         if (compression == 3) {
             inner = [](const unsigned char* src, std::size_t stored, unsigned char* dst, std::size_t bytes) {
                 const std::size_t got = ZSTD_decompress(dst, bytes, src, stored);
-                if (ZSTD_isError(got) || got != bytes)
-                    damaged("a corrupt Zstandard block in a bitshuffle chunk");
+                if (ZSTD_isError(got) || got != bytes) damaged("a corrupt Zstandard block in a bitshuffle chunk");
             };
         }
 #endif
@@ -147,7 +151,8 @@ inline std::size_t bitshuffle_decode(const std::vector<unsigned>& cd, const unsi
     } else if (total > cap) {
         damaged("a bitshuffle chunk of " + std::to_string(total) + " bytes, more than " + std::to_string(cap));
     }
-    if (total % elem_size != 0) damaged("a bitshuffle chunk of " + std::to_string(total) + " bytes, not whole elements");
+    if (total % elem_size != 0)
+        damaged("a bitshuffle chunk of " + std::to_string(total) + " bytes, not whole elements");
     bitshuffle_blocks(in, n, out, total / elem_size, elem_size, block, inner);
     return total;
 }

@@ -71,11 +71,16 @@ inline int blosc_code(const std::string& variant) {
 /// The inner codec's name for c-blosc.
 inline const char* blosc_codec_name(int code) {
     switch (code) {
-        case 0: return "blosclz";
-        case 2: return "lz4hc";
-        case 4: return "zlib";
-        case 5: return "zstd";
-        default: return "lz4";
+        case 0:
+            return "blosclz";
+        case 2:
+            return "lz4hc";
+        case 4:
+            return "zlib";
+        case 5:
+            return "zstd";
+        default:
+            return "lz4";
     }
 }
 /// Its check: a known inner codec, a level 0-9.
@@ -85,8 +90,12 @@ inline std::string blosc_check(const encode_request& r) {
 }
 /// The plugin's parameters: revision, format, type size, chunk bytes, level, shuffle, codec.
 inline std::vector<unsigned> blosc_parameters(const encode_request& r) {
-    return {2, 2, static_cast<unsigned>(r.elem_size), static_cast<unsigned>(r.chunk_bytes),
-            static_cast<unsigned>(r.level > 0 ? r.level : 5), r.shuffle ? 1u : 0u,
+    return {2,
+            2,
+            static_cast<unsigned>(r.elem_size),
+            static_cast<unsigned>(r.chunk_bytes),
+            static_cast<unsigned>(r.level > 0 ? r.level : 5),
+            r.shuffle ? 1u : 0u,
             static_cast<unsigned>(blosc_code(r.variant))};
 }
 
@@ -106,7 +115,8 @@ inline const codec blosc_codec{
     .name = "blosc",
     .provider = "Debian package hdf5-filter-plugin-blosc-serial",
     .accepts = accepts_all,
-    .stated_size = [](const std::vector<unsigned>&, const unsigned char* in, std::size_t n) { return blosc_stated(in, n); },
+    .stated_size = [](const std::vector<unsigned>&, const unsigned char* in,
+                      std::size_t n) { return blosc_stated(in, n); },
     .decode = [](const std::vector<unsigned>&, const unsigned char* in, std::size_t n, unsigned char* out,
                  std::size_t cap) { return blosc_decode(in, n, out, cap); },
     .trim = nullptr,
@@ -115,11 +125,12 @@ inline const codec blosc_codec{
     .option = "blosc",
     .check = blosc_check,
     .parameters = blosc_parameters,
-    .encode = [](const encode_request& r, const unsigned char* in, std::size_t n, std::vector<unsigned char>& out) {
-        return blosc_encode(in, n, out, r.elem_size, r.level > 0 ? r.level : 5,
-                            r.shuffle ? blosc_shuffle::byte : blosc_shuffle::none,
-                            blosc_codec_name(blosc_code(r.variant)));
-    },
+    .encode =
+        [](const encode_request& r, const unsigned char* in, std::size_t n, std::vector<unsigned char>& out) {
+            return blosc_encode(in, n, out, r.elem_size, r.level > 0 ? r.level : 5,
+                                r.shuffle ? blosc_shuffle::byte : blosc_shuffle::none,
+                                blosc_codec_name(blosc_code(r.variant)));
+        },
     .own_shuffle = true,
     .needs = "blosc",
     .variants = "lz4, lz4hc, zstd, zlib, blosclz",

@@ -62,7 +62,9 @@ inline std::size_t bzip2_encode(const unsigned char* in, std::size_t n, std::vec
 #endif
 
 /// bzip2's documented worst case: 1% more and 600 bytes.
-inline std::size_t bzip2_max_encoded(const std::vector<unsigned>&, std::size_t n) { return bound_add(n, n / 100 + 600); }
+inline std::size_t bzip2_max_encoded(const std::vector<unsigned>&, std::size_t n) {
+    return bound_add(n, n / 100 + 600);
+}
 
 /// Its check: the level is the block size, 1-9 (0: 9, the plugin's default).
 inline std::string bzip2_check(const encode_request& r) {
@@ -91,9 +93,8 @@ inline const codec bzip2_codec{
     .option = "bzip2",
     .check = bzip2_check,
     .parameters = bzip2_parameters,
-    .encode = [](const encode_request& r, const unsigned char* in, std::size_t n, std::vector<unsigned char>& out) {
-        return bzip2_encode(in, n, out, r.level > 0 ? r.level : 9);
-    },
+    .encode = [](const encode_request& r, const unsigned char* in, std::size_t n,
+                 std::vector<unsigned char>& out) { return bzip2_encode(in, n, out, r.level > 0 ? r.level : 9); },
     .own_shuffle = false,
     .needs = "bzip2",
     .variants = nullptr,

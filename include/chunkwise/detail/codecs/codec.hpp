@@ -117,9 +117,7 @@ inline std::string built_without(const char* library, const char* package) {
 inline constexpr std::size_t unbounded = static_cast<std::size_t>(-1);
 
 /// a + b, or `unbounded` where that overflows.
-constexpr std::size_t bound_add(std::size_t a, std::size_t b) noexcept {
-    return a > unbounded - b ? unbounded : a + b;
-}
+constexpr std::size_t bound_add(std::size_t a, std::size_t b) noexcept { return a > unbounded - b ? unbounded : a + b; }
 /// a * b, or `unbounded` where that overflows.
 constexpr std::size_t bound_mul(std::size_t a, std::size_t b) noexcept {
     return b != 0 && a > unbounded / b ? unbounded : a * b;

@@ -59,12 +59,13 @@ inline const codec crc32c_codec{
     .option = nullptr,  // written by chunkwise only after a shard's index
     .check = [](const encode_request&) { return std::string(); },
     .parameters = nullptr,
-    .encode = [](const encode_request&, const unsigned char* in, std::size_t n, std::vector<unsigned char>& out) {
-        out.assign(in, in + n);
-        out.resize(n + 4);
-        write_le32(out.data() + n, crc32c(in, n));
-        return n + 4;
-    },
+    .encode =
+        [](const encode_request&, const unsigned char* in, std::size_t n, std::vector<unsigned char>& out) {
+            out.assign(in, in + n);
+            out.resize(n + 4);
+            write_le32(out.data() + n, crc32c(in, n));
+            return n + 4;
+        },
     .own_shuffle = false,
     .needs = nullptr,
     .variants = nullptr,

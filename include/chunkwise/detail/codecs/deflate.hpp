@@ -100,7 +100,7 @@ inline std::size_t inflate_into(const unsigned char* in, std::size_t in_size, un
     if (!d) throw std::runtime_error("cannot allocate a libdeflate decompressor");
     std::size_t got = 0;
     if (libdeflate_zlib_decompress(d.get(), in, in_size, out, cap, &got) == LIBDEFLATE_SUCCESS) return got;
-    // The rare failure: zlib says why (libdeflate reads past a cut stream as zeros).
+        // The rare failure: zlib says why (libdeflate reads past a cut stream as zeros).
 #endif
     const inflated r = zlib_inflate(15, in, in_size, out, cap);
     if (r.end != stream_end::done) inflate_failed("deflate stream", r, cap);
@@ -164,12 +164,10 @@ inline const codec deflate_codec{
     .check = [](const encode_request& r) -> std::string {
         return r.level >= 0 && r.level <= 9 ? std::string() : "level must be 0-9, got " + std::to_string(r.level);
     },
-    .parameters = [](const encode_request& r) {
-        return std::vector<unsigned>{static_cast<unsigned>(r.level > 0 ? r.level : 6)};
-    },
-    .encode = [](const encode_request& r, const unsigned char* in, std::size_t n, std::vector<unsigned char>& out) {
-        return deflate_bytes(in, n, out, r.level > 0 ? r.level : 6);
-    },
+    .parameters =
+        [](const encode_request& r) { return std::vector<unsigned>{static_cast<unsigned>(r.level > 0 ? r.level : 6)}; },
+    .encode = [](const encode_request& r, const unsigned char* in, std::size_t n,
+                 std::vector<unsigned char>& out) { return deflate_bytes(in, n, out, r.level > 0 ? r.level : 6); },
     .own_shuffle = false,
     .needs = nullptr,
     .variants = nullptr,

@@ -5,7 +5,6 @@
 // byte-swapped (files of HDF5 before 1.6.3) is accepted too.
 #include <chunkwise/detail/codecs/codec.hpp>
 
-
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>

@@ -103,9 +103,8 @@ inline const codec gzip_codec{
     .name = "gzip",
     .provider = "zlib (Zarr only)",
     .accepts = accepts_all,
-    .stated_size = [](const std::vector<unsigned>&, const unsigned char* in, std::size_t n) {
-        return gzip_stated(in, n);
-    },
+    .stated_size = [](const std::vector<unsigned>&, const unsigned char* in,
+                      std::size_t n) { return gzip_stated(in, n); },
     .decode = [](const std::vector<unsigned>&, const unsigned char* in, std::size_t n, unsigned char* out,
                  std::size_t cap) { return gunzip_into(in, n, out, cap); },
     .trim = nullptr,
@@ -125,9 +124,8 @@ inline const codec gzip_codec{
         return r.level >= 0 && r.level <= 9 ? std::string() : "level must be 0-9, got " + std::to_string(r.level);
     },
     .parameters = nullptr,
-    .encode = [](const encode_request& r, const unsigned char* in, std::size_t n, std::vector<unsigned char>& out) {
-        return gzip_bytes(in, n, out, r.level > 0 ? r.level : 6);
-    },
+    .encode = [](const encode_request& r, const unsigned char* in, std::size_t n,
+                 std::vector<unsigned char>& out) { return gzip_bytes(in, n, out, r.level > 0 ? r.level : 6); },
     .own_shuffle = false,
     .needs = nullptr,
     .variants = nullptr,

@@ -122,9 +122,8 @@ inline const codec lz4_codec{
     .option = "lz4",
     .check = [](const encode_request&) { return std::string(); },
     .parameters = lz4_parameters,
-    .encode = [](const encode_request&, const unsigned char* in, std::size_t n, std::vector<unsigned char>& out) {
-        return lz4_encode(in, n, out, 0);
-    },
+    .encode = [](const encode_request&, const unsigned char* in, std::size_t n,
+                 std::vector<unsigned char>& out) { return lz4_encode(in, n, out, 0); },
     .own_shuffle = false,
     .needs = "lz4",
     .variants = nullptr,
@@ -192,10 +191,9 @@ inline std::size_t numcodecs_lz4_encode(const unsigned char* in, std::size_t n, 
 }
 #endif
 
-inline const codec numcodecs_lz4_codec{
+inline const codec numcodecs_lz4_codec {
     .id = 0,  // Zarr v2 only: HDF5's LZ4 filter frames its blocks otherwise (lz4_codec)
-    .name = "lz4",
-    .provider = "liblz4 (Zarr v2 only)",
+        .name = "lz4", .provider = "liblz4 (Zarr v2 only)",
 #if defined(CHUNKWISE_USE_LZ4)
     .accepts = accepts_all,
     .stated_size = [](const std::vector<unsigned>&, const unsigned char* in, std::size_t n) -> std::size_t {
@@ -205,8 +203,7 @@ inline const codec numcodecs_lz4_codec{
                  std::size_t cap) { return numcodecs_lz4_decode(in, n, out, cap); },
 #else
     .accepts = [](const std::vector<unsigned>&) { return built_without("liblz4", "liblz4-dev"); },
-    .stated_size = nullptr,
-    .decode = nullptr,
+    .stated_size = nullptr, .decode = nullptr,
 #endif
     .trim = nullptr,
     .max_encoded = [](const std::vector<unsigned>&, std::size_t n) { return bound_add(lz4_bound(n), 4); },
@@ -223,20 +220,14 @@ inline const codec numcodecs_lz4_codec{
 #endif
     .parameters = nullptr,
 #if defined(CHUNKWISE_USE_LZ4)
-    .encode = [](const encode_request&, const unsigned char* in, std::size_t n, std::vector<unsigned char>& out) {
-        return numcodecs_lz4_encode(in, n, out);
-    },
+    .encode = [](const encode_request&, const unsigned char* in, std::size_t n,
+                 std::vector<unsigned char>& out) { return numcodecs_lz4_encode(in, n, out); },
 #else
     .encode = nullptr,
 #endif
-    .own_shuffle = false,
-    .needs = "lz4",
-    .variants = nullptr,
-    .aliases = nullptr,
-    .default_level = 0,
-    .zarr_v2 = "lz4",
-    .zarr_v3 = nullptr,
-    .zarr_params = nullptr,
-    .zarr_config = [](const encode_request&, int) { return std::string("\"acceleration\": 1"); }};
+    .own_shuffle = false, .needs = "lz4", .variants = nullptr, .aliases = nullptr, .default_level = 0, .zarr_v2 = "lz4",
+    .zarr_v3 = nullptr, .zarr_params = nullptr,
+    .zarr_config = [](const encode_request&, int) { return std::string("\"acceleration\": 1"); }
+};
 
 }  // namespace chunkwise::detail::codecs

@@ -58,9 +58,7 @@ inline const codec lzf_codec{
     .trim = nullptr,
     // The plugin stores a chunk LZF cannot shrink unfiltered; LZF's own worst case is one control
     // byte per 32 literals.
-    .max_encoded = [](const std::vector<unsigned>&, std::size_t n) -> std::size_t {
-        return bound_add(n, n / 32 + 64);
-    },
+    .max_encoded = [](const std::vector<unsigned>&, std::size_t n) -> std::size_t { return bound_add(n, n / 32 + 64); },
     .library = []() -> std::string { return {}; }};
 
 }  // namespace chunkwise::detail::codecs

@@ -111,15 +111,20 @@ inline const codec shuffle_codec{
     .name = "shuffle",
     .provider = "built into HDF5",
     .accepts = [](const std::vector<unsigned>& cd) -> std::string {
-        return cd.size() == 1 && cd[0] != 0 ? std::string() : std::string("a shuffle element size that is 0 or missing (the codec needs one, the size of a value)");
+        return cd.size() == 1 && cd[0] != 0
+                   ? std::string()
+                   : std::string(
+                         "a shuffle element size that is 0 or missing (the codec needs one, the size of a value)");
     },
     .stated_size = [](const std::vector<unsigned>&, const unsigned char*, std::size_t n) -> std::size_t { return n; },
-    .decode = [](const std::vector<unsigned>& cd, const unsigned char* in, std::size_t n, unsigned char* out,
-                 std::size_t cap) {
-        if (n > cap) damaged("a shuffled chunk of " + std::to_string(n) + " bytes, more than " + std::to_string(cap));
-        unshuffle(in, out, n, cd[0]);
-        return n;
-    },
+    .decode =
+        [](const std::vector<unsigned>& cd, const unsigned char* in, std::size_t n, unsigned char* out,
+           std::size_t cap) {
+            if (n > cap)
+                damaged("a shuffled chunk of " + std::to_string(n) + " bytes, more than " + std::to_string(cap));
+            unshuffle(in, out, n, cd[0]);
+            return n;
+        },
     .trim = nullptr,
     .max_encoded = [](const std::vector<unsigned>&, std::size_t n) -> std::size_t { return n; },
     .library = []() -> std::string { return {}; },
@@ -127,11 +132,12 @@ inline const codec shuffle_codec{
     .option = nullptr,
     .check = [](const encode_request&) { return std::string(); },
     .parameters = [](const encode_request& r) { return std::vector<unsigned>{static_cast<unsigned>(r.elem_size)}; },
-    .encode = [](const encode_request& r, const unsigned char* in, std::size_t n, std::vector<unsigned char>& out) {
-        out.resize(n);
-        shuffle_bytes(in, out.data(), n, r.elem_size);
-        return n;
-    },
+    .encode =
+        [](const encode_request& r, const unsigned char* in, std::size_t n, std::vector<unsigned char>& out) {
+            out.resize(n);
+            shuffle_bytes(in, out.data(), n, r.elem_size);
+            return n;
+        },
     .own_shuffle = false,
     .needs = nullptr,
     .variants = nullptr,

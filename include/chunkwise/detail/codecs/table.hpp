@@ -31,26 +31,26 @@ namespace chunkwise::detail::codecs {
 /// Every codec chunkwise knows: HDF5's filters by id, then the framings only Zarr has.
 inline std::span<const codec* const> all_codecs() noexcept {
     static const codec* const all[] = {
-        &deflate_codec,     // 1
-        &shuffle_codec,     // 2
-        &fletcher32_codec,  // 3
-        &szip_codec,        // 4
-        &nbit_codec,        // 5
-        &scaleoffset_codec, // 6
-        &lzo_codec,         // 305
-        &bzip2_codec,       // 307
-        &lzf_codec,         // 32000
-        &blosc_codec,       // 32001
-        &lz4_codec,         // 32004
-        &bitshuffle_codec,  // 32008
-        &zfp_codec,         // 32013
-        &zstd_codec,        // 32015
-        &sz_codec,          // 32017
-        &vbz_codec,         // 32020
-        &blosc2_codec,      // 32026
-        &gzip_codec,        // Zarr: gzip
+        &deflate_codec,        // 1
+        &shuffle_codec,        // 2
+        &fletcher32_codec,     // 3
+        &szip_codec,           // 4
+        &nbit_codec,           // 5
+        &scaleoffset_codec,    // 6
+        &lzo_codec,            // 305
+        &bzip2_codec,          // 307
+        &lzf_codec,            // 32000
+        &blosc_codec,          // 32001
+        &lz4_codec,            // 32004
+        &bitshuffle_codec,     // 32008
+        &zfp_codec,            // 32013
+        &zstd_codec,           // 32015
+        &sz_codec,             // 32017
+        &vbz_codec,            // 32020
+        &blosc2_codec,         // 32026
+        &gzip_codec,           // Zarr: gzip
         &numcodecs_lz4_codec,  // Zarr v2: lz4
-        &crc32c_codec,      // Zarr v3: crc32c
+        &crc32c_codec,         // Zarr v3: crc32c
     };
     return all;
 }
@@ -122,7 +122,8 @@ inline std::string option_names(store_kind store) {
     for (const codec* c : all_codecs()) {
         if (c->option == nullptr || store_name(*c, store) == nullptr) continue;
         known += (known.empty() ? "" : ", ") + std::string(c->option);
-        if (c->variants != nullptr) known += " (or " + std::string(c->option) + ":NAME, NAME one of " + c->variants + ")";
+        if (c->variants != nullptr)
+            known += " (or " + std::string(c->option) + ":NAME, NAME one of " + c->variants + ")";
     }
     return known;
 }

@@ -81,7 +81,8 @@ inline const codec zstd_codec{
     .name = "zstd",
     .provider = "no Debian 12 package (netCDF-C's or hdf5plugin's HDF5 plugin)",
     .accepts = accepts_all,
-    .stated_size = [](const std::vector<unsigned>&, const unsigned char* in, std::size_t n) { return zstd_stated(in, n); },
+    .stated_size = [](const std::vector<unsigned>&, const unsigned char* in,
+                      std::size_t n) { return zstd_stated(in, n); },
     .decode = [](const std::vector<unsigned>&, const unsigned char* in, std::size_t n, unsigned char* out,
                  std::size_t cap) { return zstd_decode(in, n, out, cap); },
     .trim = nullptr,
@@ -90,9 +91,8 @@ inline const codec zstd_codec{
     .option = "zstd",
     .check = zstd_check,
     .parameters = zstd_parameters,
-    .encode = [](const encode_request& r, const unsigned char* in, std::size_t n, std::vector<unsigned char>& out) {
-        return zstd_encode(in, n, out, r.level > 0 ? r.level : 3);
-    },
+    .encode = [](const encode_request& r, const unsigned char* in, std::size_t n,
+                 std::vector<unsigned char>& out) { return zstd_encode(in, n, out, r.level > 0 ? r.level : 3); },
     .own_shuffle = false,
     .needs = "zstd",
     .variants = nullptr,

@@ -55,7 +55,8 @@ struct values_of<T, std::enable_if_t<arithmetic_tensor<T>>> {
             s[d] = static_cast<typename T::shape_type::value_type>(shape[d]);
         }
         T out = T::from_shape(s);
-        for (std::size_t i = 0; i < static_cast<std::size_t>(out.size()); ++i) out.data()[i] = static_cast<scalar>(at(i));
+        for (std::size_t i = 0; i < static_cast<std::size_t>(out.size()); ++i)
+            out.data()[i] = static_cast<scalar>(at(i));
         return out;
     }
 };
@@ -66,7 +67,7 @@ struct rows_value {
     using type = std::remove_cvref_t<decltype(*std::begin(std::declval<const R&>()))>;
 };
 template <class R>
-    requires requires(const R& r) { r.data(); }
+requires requires(const R& r) { r.data(); }
 struct rows_value<R> {
     using type = std::remove_cvref_t<decltype(*std::declval<const R&>().data())>;
 };
@@ -103,10 +104,10 @@ class adds_each {
 public:
     /// Adds every value of a range or tensor (a std::vector, an xtensor array, ...), once each.
     template <class Values>
-        requires requires(const Values& v) {
-            std::begin(v);
-            std::end(v);
-        }
+    requires requires(const Values& v) {
+        std::begin(v);
+        std::end(v);
+    }
     void add_all(const Values& values) {
         for (const auto& x : values) static_cast<Derived&>(*this).add(static_cast<double>(x));
     }
@@ -175,8 +176,8 @@ public:
             return true;
         }
         if (shape != shape_) {
-            throw std::invalid_argument(std::string("[chunkwise.acc] ") + who + ": values of shape " + shape_text(shape) +
-                                        " added to one of shape " + shape_text(shape_) +
+            throw std::invalid_argument(std::string("[chunkwise.acc] ") + who + ": values of shape " +
+                                        shape_text(shape) + " added to one of shape " + shape_text(shape_) +
                                         " (the shape is fixed by the first value)");
         }
         return false;
@@ -310,7 +311,8 @@ public:
         one_ = v;
     }
     void assign_from(std::vector<V>&& v) {
-        if (v.size() > 1) throw codec_error("[chunkwise.acc] the state of a tensor statistic where a scalar one was expected");
+        if (v.size() > 1)
+            throw codec_error("[chunkwise.acc] the state of a tensor statistic where a scalar one was expected");
         assign(v.size(), v.empty() ? V{} : v.front());
     }
     [[nodiscard]] std::size_t size() const noexcept { return n_; }
@@ -341,7 +343,10 @@ public:
         out_.append(reinterpret_cast<const char*>(&v), sizeof v);
     }
     template <class E>
-        requires requires(const E& e) { e.data(); e.size(); }
+    requires requires(const E& e) {
+        e.data();
+        e.size();
+    }
     void put_all(const E& v) {
         using V = std::remove_cvref_t<decltype(*v.data())>;
         put<std::uint64_t>(v.size());

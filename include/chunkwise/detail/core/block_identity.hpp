@@ -116,9 +116,11 @@ struct block_identity {
     static constexpr bool nameable = indexed_block<Block> || requires(const Block& b) {
         { b.begin } -> std::convertible_to<std::size_t>;
         { b.end } -> std::convertible_to<std::size_t>;
-    } || std::is_convertible_v<const Block&, std::string_view> || requires(const Block& b) {
+    }
+    || std::is_convertible_v<const Block&, std::string_view> || requires(const Block& b) {
         { b.string() } -> std::convertible_to<std::string>;
-    } || std::is_arithmetic_v<Block>;
+    }
+    || std::is_arithmetic_v<Block>;
 
     /// A name for the block's checkpoint record, stable from run to run and naming the element
     /// itself (its index, or a hash of its description); "" where the element has no name (an
@@ -130,7 +132,8 @@ struct block_identity {
         } else {
             if (description.empty()) return {};
             char hex[17];
-            std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(fnv1a(block_identity::description(b, true))));
+            std::snprintf(hex, sizeof hex, "%016llx",
+                          static_cast<unsigned long long>(fnv1a(block_identity::description(b, true))));
             return std::string("item-") + hex;
         }
     }

@@ -38,7 +38,8 @@ struct policy_access {
 
     /// Runs a map_blocks call's n blocks across the ranks (the policy's schedule). Collective.
     template <class P, class Body>
-    static auto execute_distributed(P& p, std::size_t n, Body& body, on_error mode) -> decltype(p.execute(n, body, mode)) {
+    static auto execute_distributed(P& p, std::size_t n, Body& body, on_error mode)
+        -> decltype(p.execute(n, body, mode)) {
         return p.execute(n, body, mode);
     }
 

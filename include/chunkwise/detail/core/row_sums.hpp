@@ -16,8 +16,9 @@ template <class S>
 #if defined(__GNUC__)
 [[gnu::always_inline]]
 #endif
-inline void row_sums_body(const S* p, std::size_t k, std::size_t m, std::size_t t0, std::size_t len, double* shift,
-                          double* s1, double* s2) {
+inline void
+row_sums_body(const S* p, std::size_t k, std::size_t m, std::size_t t0, std::size_t len, double* shift, double* s1,
+              double* s2) {
     for (std::size_t i = 0; i < len; ++i) {
         shift[i] = static_cast<double>(p[t0 + i]);
         s1[i] = 0;

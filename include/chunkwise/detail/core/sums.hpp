@@ -75,7 +75,8 @@ inline double exact_value(const std::vector<double>& small, const std::vector<do
     std::vector<double> all = small;
     for (double b : big) {
         const double x = b * big_magnitude;
-        if (!std::isfinite(x)) return top > 0 ? std::numeric_limits<double>::infinity() : -std::numeric_limits<double>::infinity();
+        if (!std::isfinite(x))
+            return top > 0 ? std::numeric_limits<double>::infinity() : -std::numeric_limits<double>::infinity();
         exact_add(all, x);
         if (!std::isfinite(all.back())) return all.back();  // the sum itself is beyond the range
     }
@@ -207,7 +208,8 @@ const Scalar* contiguous_values(const Rows& rows, std::vector<Scalar>& copy) {
         if (row_major) return rows.data() + rows.data_offset();
         copy.assign(std::begin(rows), std::end(rows));  // iterated in row-major order
         return copy.data();
-    } else if constexpr (requires { rows.data(); } && !requires { rows.strides(); }) {
+    } else if constexpr (
+        requires { rows.data(); } && !requires { rows.strides(); }) {
         (void)copy;
         return rows.data();  // a plain array (no strides: row-major storage)
     } else {

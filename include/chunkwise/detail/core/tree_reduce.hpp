@@ -161,13 +161,13 @@ template <class R, class Op>
 std::vector<tree_node<R>> local_tree_nodes(partial_results<R>& results, Op& op,
                                            const std::vector<std::size_t>& empty_leaves) {
     std::vector<R>& vals = results.values();
-    auto acc = make_tree_accumulator<R>(results.total_blocks(), op,
-                                        [&vals](std::size_t slot) -> R& { return vals[slot]; });
+    auto acc =
+        make_tree_accumulator<R>(results.total_blocks(), op, [&vals](std::size_t slot) -> R& { return vals[slot]; });
     constexpr std::size_t none = decltype(acc)::none;
     // Where the op merges in place and R can be copied, leaves are merged in whole groups: 16 of
     // plain-memory states (in registers), 256 of others (copies into scratch states in cache).
-    constexpr bool groups =
-        requires(R& a, const R& b) { op.merge_into(a, b); } && std::copyable<R> && std::default_initializable<R>;
+    constexpr bool groups = requires(R & a, const R& b) { op.merge_into(a, b); }
+    &&std::copyable<R>&& std::default_initializable<R>;
     constexpr unsigned group_level = !groups ? 0 : std::is_trivially_copyable_v<R> ? 4 : 8;
     const std::vector<std::size_t>& idx = results.indices();
     std::size_t k = 0, e = 0;

@@ -43,8 +43,7 @@ public:
             const auto t0 = chunkwise::detail::clock::now();
             library_mutex().lock();
             held_from_ = chunkwise::detail::clock::now();
-            chunkwise::detail::thread_lock_wait_seconds +=
-                std::chrono::duration<double>(held_from_ - t0).count();
+            chunkwise::detail::thread_lock_wait_seconds += std::chrono::duration<double>(held_from_ - t0).count();
         } else {
             library_mutex().lock();
         }

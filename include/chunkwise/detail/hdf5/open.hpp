@@ -89,7 +89,8 @@ inline chunk_index find_chunk_index(const dataset_state& s) {
     haddr_t header = HADDR_UNDEF;
     H5O_type_t type = H5O_TYPE_UNKNOWN;
     unsigned long fileno = 0;
-    if (!object_address(dset, ".", header, type, fileno) || header == HADDR_UNDEF || type != H5O_TYPE_DATASET) return {};
+    if (!object_address(dset, ".", header, type, fileno) || header == HADDR_UNDEF || type != H5O_TYPE_DATASET)
+        return {};
     handle fid(H5Iget_file_id(dset), H5Fclose);
     handle fcpl(fid.valid() ? H5Fget_create_plist(fid.get()) : H5I_INVALID_HID, H5Pclose);
     std::size_t sizeof_addr = 0, sizeof_size = 0;
@@ -157,13 +158,13 @@ inline chunk_index find_chunk_index(const dataset_state& s) {
     indexed_chunk first;
     std::vector<hsize_t> offset(n);
     index_walk walk(ix, from.data(), to.data());
-    const bool walked = walk.run([&](const std::uint64_t* at, std::uint64_t address, std::uint64_t size,
-                                     std::uint32_t mask) {
-        any = true;
-        first = indexed_chunk{0, address, size, mask};
-        for (std::size_t d = 0; d < n; ++d) offset[d] = static_cast<hsize_t>(at[d] * s.chunk[d]);
-        return false;
-    });
+    const bool walked =
+        walk.run([&](const std::uint64_t* at, std::uint64_t address, std::uint64_t size, std::uint32_t mask) {
+            any = true;
+            first = indexed_chunk{0, address, size, mask};
+            for (std::size_t d = 0; d < n; ++d) offset[d] = static_cast<hsize_t>(at[d] * s.chunk[d]);
+            return false;
+        });
     if (!walk.damage().empty()) s.fail("its chunk index is damaged: " + walk.damage());
     if (!walked) return {};
     if (any) {
@@ -337,12 +338,12 @@ inline std::shared_ptr<const dataset_state> open_dataset(const std::filesystem::
         std::vector<unsigned> values(16);
         std::size_t nvalues = values.size();
         char name[256] = {};
-        H5Z_filter_t id =
-            H5Pget_filter2(dcpl.get(), static_cast<unsigned>(i), &flags, &nvalues, values.data(), sizeof name, name, nullptr);
+        H5Z_filter_t id = H5Pget_filter2(dcpl.get(), static_cast<unsigned>(i), &flags, &nvalues, values.data(),
+                                         sizeof name, name, nullptr);
         if (id >= 0 && nvalues > values.size() && nvalues <= 4096) {  // more parameters than room: again
             values.resize(nvalues);
-            id = H5Pget_filter2(dcpl.get(), static_cast<unsigned>(i), &flags, &nvalues, values.data(), sizeof name, name,
-                                nullptr);
+            id = H5Pget_filter2(dcpl.get(), static_cast<unsigned>(i), &flags, &nvalues, values.data(), sizeof name,
+                                name, nullptr);
         }
         if (id < 0) s->fail("cannot read filter " + std::to_string(i) + " of the pipeline: " + last_error());
         values.resize(std::min(nvalues, values.size()));
@@ -367,8 +368,10 @@ inline std::shared_ptr<const dataset_state> open_dataset(const std::filesystem::
             if (H5Zfilter_avail(id) <= 0 && s->missing_filter.empty()) {
                 const std::string provider = filter_provider(step.id);
                 s->missing_filter = "needs HDF5 filter " + std::to_string(step.id) + " (" + step.name +
-                                    "), which neither chunkwise (" + refused + ") nor this HDF5 can decode: its plugin is "
-                                    "not installed" + (provider.empty() ? std::string() : " (" + provider + ")") +
+                                    "), which neither chunkwise (" + refused +
+                                    ") nor this HDF5 can decode: its plugin is "
+                                    "not installed" +
+                                    (provider.empty() ? std::string() : " (" + provider + ")") +
                                     "; HDF5 looks for plugins in " + plugin_search_path();
             }
         }

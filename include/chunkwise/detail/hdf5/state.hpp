@@ -61,7 +61,6 @@ struct chunk_location {
     std::uint64_t size = 0;
 };
 
-
 /// Product of v, or false on size_t overflow.
 inline bool checked_product(const std::vector<std::size_t>& v, std::size_t& out, std::size_t from = 0) {
     std::size_t p = 1;
@@ -108,12 +107,12 @@ struct dataset_state {
     /// stage_bound.back() the most a stored chunk holds; `unbounded` past a filter without one.
     std::vector<std::size_t> stage_bound;
     std::vector<std::string> filter_names;
-    bool decodable = false;  // every filter is one chunkwise decodes itself
-    std::string missing_filter;  // a filter neither chunkwise nor HDF5 can decode ("" if none)
-    bool probing = false;    // the dataset's file is open through the probe driver
-    chunk_index index;                 // the file's own chunk index, walked by each read (no lock)
+    bool decodable = false;                    // every filter is one chunkwise decodes itself
+    std::string missing_filter;                // a filter neither chunkwise nor HDF5 can decode ("" if none)
+    bool probing = false;                      // the dataset's file is open through the probe driver
+    chunk_index index;                         // the file's own chunk index, walked by each read (no lock)
     index_kind index_type = index_kind::none;  // its type, where chunkwise reads it (walked or not)
-    mutable bool listed = false;       // every stored chunk's location learnt in one pass (H5Dchunk_iter)
+    mutable bool listed = false;               // every stored chunk's location learnt in one pass (H5Dchunk_iter)
     mutable bool listing_tried = false;
     haddr_t contiguous_address = HADDR_UNDEF;
     int contiguous_fd = -1;          // for pread of contiguous data
@@ -197,7 +196,8 @@ struct dataset_state {
             return offset.data();
         };
         handle fid(H5Iget_file_id(dset_h.get()), H5Fclose);
-        const auto shift = listing_shift(dset_h.get(), fid.get(), fd, chunks->front(), offset_of(chunks->front().linear));
+        const auto shift =
+            listing_shift(dset_h.get(), fid.get(), fd, chunks->front(), offset_of(chunks->front().linear));
         if (!shift) return;
         // The listing walks the whole index, H5Dread looks each chunk up: in a damaged index the
         // two can disagree. Used only where every listed chunk is found where it is listed (and,

@@ -1,8 +1,8 @@
 #pragma once
 // Internal: element types. What an HDF5 type is (checked before any of it reaches HDF5's own
 // conversion code), whether chunkwise converts it itself ("raw": a full-width integer or an IEEE
-// float, either byte order, or this platform's own long double; enums by their base integer), which conversions to T are exact, and
-// the native HDF5 type of T.
+// float, either byte order, or this platform's own long double; enums by their base integer), which conversions to T
+// are exact, and the native HDF5 type of T.
 #include <chunkwise/detail/hdf5/library.hpp>
 
 #include <hdf5.h>
@@ -19,7 +19,7 @@ namespace chunkwise::h5::detail {
 struct element_type {
     enum class kind { signed_int, unsigned_int, floating, other };
     kind k = kind::other;
-    std::size_t size = 0;  ///< bytes per stored element
+    std::size_t size = 0;       ///< bytes per stored element
     std::size_t precision = 0;  ///< significant bits of an integer (8 * size unless padded)
     bool big_endian = false;
     bool raw = false;      ///< full width, standard layout: chunkwise decodes it itself
@@ -102,7 +102,9 @@ element_type element_type_of() {
     t.big_endian = std::endian::native == std::endian::big;
     t.raw = t.numeric = true;
     t.text = std::to_string(sizeof(T) * 8) + "-bit " +
-             (std::is_floating_point_v<T> ? "float" : std::is_signed_v<T> ? "signed integer" : "unsigned integer");
+             (std::is_floating_point_v<T> ? "float"
+              : std::is_signed_v<T>       ? "signed integer"
+                                          : "unsigned integer");
     return t;
 }
 
@@ -148,11 +150,20 @@ inline handle bitfield_as_integer(hid_t bitfield) {
     const bool big = H5Tget_order(bitfield) == H5T_ORDER_BE;
     hid_t base = H5I_INVALID_HID;
     switch (size) {
-        case 1: base = big ? H5T_STD_U8BE : H5T_STD_U8LE; break;
-        case 2: base = big ? H5T_STD_U16BE : H5T_STD_U16LE; break;
-        case 4: base = big ? H5T_STD_U32BE : H5T_STD_U32LE; break;
-        case 8: base = big ? H5T_STD_U64BE : H5T_STD_U64LE; break;
-        default: return {};
+        case 1:
+            base = big ? H5T_STD_U8BE : H5T_STD_U8LE;
+            break;
+        case 2:
+            base = big ? H5T_STD_U16BE : H5T_STD_U16LE;
+            break;
+        case 4:
+            base = big ? H5T_STD_U32BE : H5T_STD_U32LE;
+            break;
+        case 8:
+            base = big ? H5T_STD_U64BE : H5T_STD_U64LE;
+            break;
+        default:
+            return {};
     }
     handle t(H5Tcopy(base), H5Tclose);
     if (!t.valid() || H5Tset_precision(t.get(), H5Tget_precision(bitfield)) < 0 ||
@@ -299,8 +310,11 @@ bool holds_exactly(const element_type& t) {
         if (t.k != element_type::kind::floating) {  // an integer of odd precision: its significant bits
             const bool is_signed = t.k == element_type::kind::signed_int;
             const std::size_t magnitude = t.precision - (is_signed ? 1 : 0);
-            if constexpr (std::is_floating_point_v<T>) return static_cast<int>(magnitude) <= std::numeric_limits<T>::digits;
-            else return (std::is_signed_v<T> || !is_signed) && static_cast<int>(magnitude) <= std::numeric_limits<T>::digits;
+            if constexpr (std::is_floating_point_v<T>)
+                return static_cast<int>(magnitude) <= std::numeric_limits<T>::digits;
+            else
+                return (std::is_signed_v<T> || !is_signed) &&
+                       static_cast<int>(magnitude) <= std::numeric_limits<T>::digits;
         }
         // A float of another layout (16-bit, non-IEEE): a wider floating type holds it.
         return std::is_floating_point_v<T> && (sizeof(T) > t.size || std::is_same_v<T, long double>);

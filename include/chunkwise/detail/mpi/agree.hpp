@@ -100,8 +100,17 @@ inline std::pair<bool, bool> agree_on_call(MPI_Comm comm, const char* name, std:
     if (local_problem.empty()) local_problem = attempt(rank, "agree", [] {});
     const long long key = static_cast<long long>(fnv1a(name) >> 1);
     const long long mine[4] = {key, static_cast<long long>(call), static_cast<long long>(blocks), detail};
-    long long send[11] = {mine[0],  mine[1],  mine[2],        mine[3],        -mine[0], -mine[1],
-                          -mine[2], -mine[3], flag_a ? 1 : 0, flag_b ? 1 : 0, local_problem.empty() ? 0 : 1};
+    long long send[11] = {mine[0],
+                          mine[1],
+                          mine[2],
+                          mine[3],
+                          -mine[0],
+                          -mine[1],
+                          -mine[2],
+                          -mine[3],
+                          flag_a ? 1 : 0,
+                          flag_b ? 1 : 0,
+                          local_problem.empty() ? 0 : 1};
     long long got[11];
     check_mpi(MPI_Allreduce(send, got, 11, MPI_LONG_LONG, MPI_MAX, comm), "MPI_Allreduce");
     bool same = true;

@@ -53,7 +53,10 @@ public:
 
 protected:
     mpi_backend_core(boost::mpi::communicator comm, mpi_schedule schedule, const char* who)
-            : comm_((require_mpi(who), std::move(comm))), rank_(comm_.rank()), size_(comm_.size()), schedule_(schedule) {}
+            : comm_((require_mpi(who), std::move(comm))),
+              rank_(comm_.rank()),
+              size_(comm_.size()),
+              schedule_(schedule) {}
 
     friend struct detail::policy_access;
     // Every result in block order on root, empty elsewhere. Collective.
@@ -132,7 +135,8 @@ protected:
         std::optional<R> root = reduce_agreed(results, op);
         std::vector<R> one;
         std::string empty;
-        if (rank_ == 0) empty = attempt(rank_, "combine", [&] { one.push_back(root ? std::move(*root) : empty_reduction<R>()); });
+        if (rank_ == 0)
+            empty = attempt(rank_, "combine", [&] { one.push_back(root ? std::move(*root) : empty_reduction<R>()); });
         settle_root(comm_, rank_, 0, empty, "the operation threw");
         broadcast_values(comm_, one, 0);
         return std::move(one.front());
@@ -149,17 +153,19 @@ protected:
                       "than the root return R{})");
         std::vector<std::uint64_t> keys, empty_keys;
         std::vector<R> values;
-        settle(comm_, attempt(rank_, "combine", [&] {
-                   std::vector<tree_node<R>> nodes = local_tree_nodes(results, op, results.failed_positions());
-                   for (tree_node<R>& node : nodes) {
-                       if (node.value) {
-                           keys.push_back(node_key(node));
-                           values.push_back(std::move(*node.value));
-                       } else {
-                           empty_keys.push_back(node_key(node));
-                       }
-                   }
-               }),
+        settle(comm_,
+               attempt(rank_, "combine",
+                       [&] {
+                           std::vector<tree_node<R>> nodes = local_tree_nodes(results, op, results.failed_positions());
+                           for (tree_node<R>& node : nodes) {
+                               if (node.value) {
+                                   keys.push_back(node_key(node));
+                                   values.push_back(std::move(*node.value));
+                               } else {
+                                   empty_keys.push_back(node_key(node));
+                               }
+                           }
+                       }),
                "the operation threw");
         auto pairs = gather_keyed(comm_, keys, values, 0);
         std::vector<std::uint64_t> empty_counts;
@@ -225,18 +231,21 @@ protected:
         constexpr std::size_t per_worker = 8;
         std::vector<double> mine;
         std::vector<char> host;
-        settle(comm_, attempt(rank_, "serialize", [&] {
-                   mine = {static_cast<double>(stats.rank), stats.wall, static_cast<double>(stats.from_checkpoint),
-                           static_cast<double>(stats.checkpoint_save_failures),
-                           static_cast<double>(stats.workers.size())};
-                   for (const worker_stats& w : stats.workers) {
-                       mine.insert(mine.end(), {w.busy, w.read, w.wait, w.combine, static_cast<double>(w.blocks),
-                                                w.lock_wait, w.lock_held, w.read_bytes});
-                   }
-                   const std::string& name = stats.host.empty() ? this_host() : stats.host;
-                   host.assign(name.begin(), name.end());
-               }),
-               "encoding the statistics failed");
+        settle(
+            comm_,
+            attempt(rank_, "serialize",
+                    [&] {
+                        mine = {static_cast<double>(stats.rank), stats.wall, static_cast<double>(stats.from_checkpoint),
+                                static_cast<double>(stats.checkpoint_save_failures),
+                                static_cast<double>(stats.workers.size())};
+                        for (const worker_stats& w : stats.workers) {
+                            mine.insert(mine.end(), {w.busy, w.read, w.wait, w.combine, static_cast<double>(w.blocks),
+                                                     w.lock_wait, w.lock_held, w.read_bytes});
+                        }
+                        const std::string& name = stats.host.empty() ? this_host() : stats.host;
+                        host.assign(name.begin(), name.end());
+                    }),
+            "encoding the statistics failed");
         std::vector<std::uint64_t> counts, host_counts;
         const std::vector<double> all = gather_raw<double>(comm_, mine, 0, counts);
         const std::vector<char> hosts = gather_raw<char>(comm_, host, 0, host_counts);
@@ -258,7 +267,8 @@ protected:
                     s.workers.resize(static_cast<std::size_t>(v[4]));
                     for (std::size_t w = 0; w < s.workers.size(); ++w) {
                         const double* x = v + 5 + per_worker * w;
-                        s.workers[w] = worker_stats{x[0], x[1], x[2], x[3], static_cast<std::size_t>(x[4]), x[5], x[6], x[7]};
+                        s.workers[w] =
+                            worker_stats{x[0], x[1], x[2], x[3], static_cast<std::size_t>(x[4]), x[5], x[6], x[7]};
                     }
                     out.push_back(std::move(s));
                     at += static_cast<std::size_t>(count);

@@ -119,9 +119,11 @@ std::vector<R> gather_values(const boost::mpi::communicator& comm, std::vector<R
         using codec = value_codec<R>;
         using element = typename codec::element;
         std::vector<std::uint64_t> header;
-        settle(comm, attempt(rank, "serialize", [&] {
-                   for (const R& v : values) codec::header(v, header);
-               }),
+        settle(comm,
+               attempt(rank, "serialize",
+                       [&] {
+                           for (const R& v : values) codec::header(v, header);
+                       }),
                "encoding a result failed");
         std::vector<std::uint64_t> header_counts, value_counts;
         if (known_counts != nullptr) {
@@ -147,38 +149,41 @@ std::vector<R> gather_values(const boost::mpi::communicator& comm, std::vector<R
         std::span<const element> send;
         // Every receiving value and buffer is allocated (and every shape checked) before any
         // element travels.
-        settle(comm, attempt(rank, "transfer", [&] {
-                   if (rank == root) {
-                       buffers.resize(static_cast<std::size_t>(size));
-                       spans.resize(static_cast<std::size_t>(size));
-                       const std::uint64_t* h = all_headers.data();
-                       for (int r = 0; r < size; ++r) {
-                           const std::size_t count = static_cast<std::size_t>(value_counts[static_cast<std::size_t>(r)]);
-                           spans[static_cast<std::size_t>(r)] = {out.size(), count};
-                           if (r == root) {
-                               for (std::size_t k = 0; k < count; ++k) {
-                                   codec::skip(h);
-                                   out.push_back(std::move(values[k]));
+        settle(comm,
+               attempt(rank, "transfer",
+                       [&] {
+                           if (rank == root) {
+                               buffers.resize(static_cast<std::size_t>(size));
+                               spans.resize(static_cast<std::size_t>(size));
+                               const std::uint64_t* h = all_headers.data();
+                               for (int r = 0; r < size; ++r) {
+                                   const std::size_t count =
+                                       static_cast<std::size_t>(value_counts[static_cast<std::size_t>(r)]);
+                                   spans[static_cast<std::size_t>(r)] = {out.size(), count};
+                                   if (r == root) {
+                                       for (std::size_t k = 0; k < count; ++k) {
+                                           codec::skip(h);
+                                           out.push_back(std::move(values[k]));
+                                       }
+                                       continue;
+                                   }
+                                   std::size_t elements = 0;
+                                   for (std::size_t k = 0; k < count; ++k) {
+                                       out.push_back(codec::make(h));
+                                       elements += codec::elements(out.back()).size();
+                                   }
+                                   if (count > 1) buffers[static_cast<std::size_t>(r)].resize(elements);
                                }
-                               continue;
+                           } else if (values.size() == 1) {
+                               send = codec::elements(values.front());
+                           } else {
+                               for (const R& v : values) {
+                                   const auto e = codec::elements(v);
+                                   flat.insert(flat.end(), e.begin(), e.end());
+                               }
+                               send = flat;
                            }
-                           std::size_t elements = 0;
-                           for (std::size_t k = 0; k < count; ++k) {
-                               out.push_back(codec::make(h));
-                               elements += codec::elements(out.back()).size();
-                           }
-                           if (count > 1) buffers[static_cast<std::size_t>(r)].resize(elements);
-                       }
-                   } else if (values.size() == 1) {
-                       send = codec::elements(values.front());
-                   } else {
-                       for (const R& v : values) {
-                           const auto e = codec::elements(v);
-                           flat.insert(flat.end(), e.begin(), e.end());
-                       }
-                       send = flat;
-                   }
-               }),
+                       }),
                "allocating what it receives failed");
         if (rank == root) {
             std::vector<MPI_Request> requests;
@@ -227,18 +232,21 @@ std::vector<R> gather_values(const boost::mpi::communicator& comm, std::vector<R
         // Types that write their own bytes: the bytes and each value's length travel raw.
         std::vector<char> bytes;
         std::vector<std::uint64_t> lengths;
-        settle(comm, attempt(rank, "serialize", [&] { pack_bytes(values, bytes, lengths); }), "serializing a result failed");
+        settle(comm, attempt(rank, "serialize", [&] { pack_bytes(values, bytes, lengths); }),
+               "serializing a result failed");
         std::vector<std::uint64_t> length_counts, byte_counts;
         const auto all_lengths = gather_raw<std::uint64_t>(comm, lengths, root, length_counts);
         const auto all_bytes = gather_raw<char>(comm, bytes, root, byte_counts);
         std::string decoded;
-        if (rank == root) decoded = attempt(rank, "deserialize", [&] { out = unpack_bytes<R>(all_bytes, all_lengths); });
+        if (rank == root)
+            decoded = attempt(rank, "deserialize", [&] { out = unpack_bytes<R>(all_bytes, all_lengths); });
         settle_root(comm, rank, root, decoded, "deserializing a result failed");
     } else {
         // Serialized: every rank packs its values into bytes; the bytes travel raw (split above
         // INT_MAX); the root unpacks each rank's part.
         std::vector<char> bytes;
-        settle(comm, attempt(rank, "serialize", [&] { bytes = pack_values(comm, values); }), "serializing a result failed");
+        settle(comm, attempt(rank, "serialize", [&] { bytes = pack_values(comm, values); }),
+               "serializing a result failed");
         std::vector<std::uint64_t> counts;
         const std::vector<char> all = gather_raw<char>(comm, bytes, root, counts);
         std::string unpacked;
@@ -334,7 +342,8 @@ void broadcast_values(const boost::mpi::communicator& comm, std::vector<R>& valu
         broadcast_raw(comm, bytes, root);
         std::string unpacked;
         if (rank != root) {
-            unpacked = attempt(rank, "deserialize", [&] { values = unpack_values<R>(comm, bytes.data(), bytes.size()); });
+            unpacked =
+                attempt(rank, "deserialize", [&] { values = unpack_values<R>(comm, bytes.data(), bytes.size()); });
         }
         settle(comm, unpacked, "deserializing a result failed");
     }

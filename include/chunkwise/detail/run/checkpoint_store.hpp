@@ -69,8 +69,8 @@ inline std::uint64_t checksum(const char* p, std::size_t n, std::uint64_t h = 0x
 struct checkpoint_record {
     static constexpr std::string_view magic = "cwCKrec2";
     static constexpr std::string_view magic_v1 = "cwCKrec1";  // 0.2's records: read, never written
-    static constexpr std::size_t fixed = 48;                   // magic and six u64 fields
-    static constexpr std::size_t fixed_v1 = 40;                // magic and four u64 fields
+    static constexpr std::size_t fixed = 48;                  // magic and six u64 fields
+    static constexpr std::size_t fixed_v1 = 40;               // magic and four u64 fields
     static constexpr std::uint64_t max_header = std::uint64_t{1} << 20;
 
     /// A whole record of this format.
@@ -206,7 +206,8 @@ public:
         bool sync_now = false;
         {
             std::lock_guard lock(mutex_);
-            if (!posix::write_all(fd_, record.data(), record.size())) fail("cannot append to " + log_path(rank_).string());
+            if (!posix::write_all(fd_, record.data(), record.size()))
+                fail("cannot append to " + log_path(rank_).string());
             bytes_written_ += record.size();
             dirty_ = true;
             const auto now = std::chrono::steady_clock::now();
@@ -345,7 +346,7 @@ private:
         if (fd < 0) {
             if (how == posix::open_outcome::not_regular) {
                 warnings_.push_back("checkpoint: skipped " + path.string() + ": it is " + posix::file_kind(path) +
-                                 ", not a regular file");
+                                    ", not a regular file");
             }
             return;
         }
@@ -375,15 +376,16 @@ private:
             // Only what follows the last sound record: a torn write, or bytes that hold no record.
             if (::truncate(path.c_str(), static_cast<off_t>(good_end)) != 0) {
                 const int err = errno;
-                const std::string what = "cannot cut the torn end off " + path.string() + " before appending to it: " +
-                                         std::strerror(err);
+                const std::string what =
+                    "cannot cut the torn end off " + path.string() + " before appending to it: " + std::strerror(err);
                 if (!read_only_error(err)) throw checkpoint_error("[chunkwise.checkpoint] " + what);
                 torn_cut_failed_ = what;  // fatal only if the log can be appended to after all
                 own_size_ = static_cast<std::size_t>(std::min(good_end, size));
                 return;
             }
-            notes_.push_back("checkpoint: cut " + std::to_string(size - good_end) + " bytes holding no whole record off the end of " +
-                             path.string() + " (a run stopped while writing?)");
+            notes_.push_back("checkpoint: cut " + std::to_string(size - good_end) +
+                             " bytes holding no whole record off the end of " + path.string() +
+                             " (a run stopped while writing?)");
         }
         if (own) own_size_ = static_cast<std::size_t>(std::min(good_end, size));
     }

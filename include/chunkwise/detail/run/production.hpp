@@ -35,8 +35,7 @@ public:
     using identity = block_identity<std::remove_cvref_t<Block>>;
 
     production_run(Policy& policy, const std::filesystem::path& checkpoint, const std::filesystem::path& log,
-                   bool progress, std::size_t total,
-                   std::function<void(const progress_report&)> on_progress = {},
+                   bool progress, std::size_t total, std::function<void(const progress_report&)> on_progress = {},
                    std::function<void(const std::string&)> on_log = {})
             : policy_(policy),
               caller_(std::this_thread::get_id()),
@@ -124,8 +123,9 @@ public:
                                            : std::string();
         if constexpr (checkpointable<Result>) {
             if (store_ && key.empty()) {
-                note_once(unnamed_, label + ": not checkpointed: its name is empty (later unnamed blocks are not "
-                                            "mentioned again)");
+                note_once(unnamed_, label +
+                                        ": not checkpointed: its name is empty (later unnamed blocks are not "
+                                        "mentioned again)");
             } else if (store_) {
                 if (auto bytes = store_->load(key, type_name_, description)) {
                     // A checkpoint is a cache: a record its type cannot decode is a miss, never a failure.

@@ -110,8 +110,9 @@ public:
         std::lock_guard lock(mutex_);
         const double elapsed = std::chrono::duration<double>(clock_type::now() - start_).count();
         const bool due =
-            final || ((tty_ || on_progress_) ? elapsed - last_ >= 0.1
-                           : (done * 10 / std::max<std::size_t>(total_, 1) > last_decile_ || elapsed - last_ >= 30));
+            final || ((tty_ || on_progress_)
+                          ? elapsed - last_ >= 0.1
+                          : (done * 10 / std::max<std::size_t>(total_, 1) > last_decile_ || elapsed - last_ >= 30));
         if (!due || (final && done == last_done_)) return;
         last_ = elapsed;
         last_done_ = done;

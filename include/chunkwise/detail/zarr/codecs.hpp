@@ -71,7 +71,8 @@ inline std::string decodable(int format) {
     std::string out;
     for (const codecs::codec* c : codecs::all_codecs()) {
         const char* own = format == 3 ? c->zarr_v3 : c->zarr_v2;
-        if (own != nullptr && (c->decode != nullptr || c->trim != nullptr)) out += std::string(out.empty() ? "" : ", ") + own;
+        if (own != nullptr && (c->decode != nullptr || c->trim != nullptr))
+            out += std::string(out.empty() ? "" : ", ") + own;
     }
     return out + (format == 2 ? ", delta" : "");
 }
@@ -100,8 +101,8 @@ inline void decode_stage(const std::string& store, const codec_spec& c, const un
     }
     const codecs::codec* k = c.impl;
     if (k == nullptr)
-        throw std::runtime_error("codec '" + c.name + "' is not one chunkwise decodes (it decodes " + decodable(format) +
-                                 "; zarr-python with numcodecs reads the others)");
+        throw std::runtime_error("codec '" + c.name + "' is not one chunkwise decodes (it decodes " +
+                                 decodable(format) + "; zarr-python with numcodecs reads the others)");
     if (const std::string why = k->accepts(c.params); !why.empty())
         throw std::runtime_error("codec '" + c.name + "': " + why);
     if (want == 0 && k->trim == nullptr)
@@ -120,13 +121,18 @@ inline void decode_stage(const std::string& store, const codec_spec& c, const un
 
 /// The bytes a chunk of `elems` elements holds after each of `c`'s bytes codecs (in encoding
 /// order): sizes[0] the raw values, sizes[k + 1] after codec k (0: not known in advance).
-inline std::vector<std::size_t> stage_sizes(const std::string& store, const chain& c, std::size_t elems, std::size_t item) {
+inline std::vector<std::size_t> stage_sizes(const std::string& store, const chain& c, std::size_t elems,
+                                            std::size_t item) {
     std::vector<std::size_t> s{elems * item};
     for (const codec_spec& k : c.bytes_codecs) {
-        if (k.name == "delta") s.push_back(delta_size(store, k, elems));
-        else if (k.name == "shuffle") s.push_back(s.back());
-        else if (k.name == "crc32c") s.push_back(s.back() + 4);
-        else s.push_back(0);
+        if (k.name == "delta")
+            s.push_back(delta_size(store, k, elems));
+        else if (k.name == "shuffle")
+            s.push_back(s.back());
+        else if (k.name == "crc32c")
+            s.push_back(s.back() + 4);
+        else
+            s.push_back(0);
     }
     return s;
 }
@@ -134,12 +140,14 @@ inline std::vector<std::size_t> stage_sizes(const std::string& store, const chai
 /// Decodes a chunk's bytes through `c`'s bytes codecs; returns the raw values' bytes: `in` itself
 /// where there is no codec, else `final_out` where given (the last stage decodes into it: it must
 /// hold the chunk's bytes), else a or b.
-inline const unsigned char* decode_bytes(const std::string& store, const chain& c, const unsigned char* in, std::size_t n,
-                                         std::size_t elems, const dtype& t, std::vector<unsigned char>& a,
-                                         std::vector<unsigned char>& b, unsigned char* final_out = nullptr) {
+inline const unsigned char* decode_bytes(const std::string& store, const chain& c, const unsigned char* in,
+                                         std::size_t n, std::size_t elems, const dtype& t,
+                                         std::vector<unsigned char>& a, std::vector<unsigned char>& b,
+                                         unsigned char* final_out = nullptr) {
     const std::vector<std::size_t> sizes = stage_sizes(store, c, elems, t.size);
     if (c.bytes_codecs.empty()) {
-        if (n != sizes[0]) throw std::runtime_error(std::to_string(n) + " bytes where the chunk holds " + std::to_string(sizes[0]));
+        if (n != sizes[0])
+            throw std::runtime_error(std::to_string(n) + " bytes where the chunk holds " + std::to_string(sizes[0]));
         return in;
     }
     const unsigned char* cur = in;

@@ -94,7 +94,7 @@ struct meta {
     dtype type;
     std::vector<unsigned char> fill;  // one element of the stored type, native byte order
     char separator = '.';
-    bool v3_default_keys = false;     // keys "c/i/j" (v3 default encoding), else "i.j"
+    bool v3_default_keys = false;  // keys "c/i/j" (v3 default encoding), else "i.j"
     chain codecs;
     json attributes = json::object();
 };
@@ -142,7 +142,8 @@ inline std::vector<std::size_t> sizes(const std::string& store, const json& j, c
     if (!j.is_array()) bad(store, std::string("'") + field + "' is not a list of integers");
     std::vector<std::size_t> out;
     for (const json& v : j) {
-        if (!v.is_number_unsigned()) bad(store, std::string("'") + field + "' holds " + shown(v) + ", not an integer >= 0");
+        if (!v.is_number_unsigned())
+            bad(store, std::string("'") + field + "' holds " + shown(v) + ", not an integer >= 0");
         out.push_back(v.get<std::size_t>());
     }
     return out;
@@ -152,7 +153,8 @@ inline std::vector<std::size_t> sizes(const std::string& store, const json& j, c
 inline dtype parse_v2_dtype(const std::string& store, const json& j) {
     if (!j.is_string()) bad(store, "dtype " + shown(j) + " is not a numeric type (structured types are not read)");
     const std::string s = j.get<std::string>();
-    if (s.size() < 3 || (s[0] != '<' && s[0] != '>' && s[0] != '|') || std::string("iufb").find(s[1]) == std::string::npos)
+    if (s.size() < 3 || (s[0] != '<' && s[0] != '>' && s[0] != '|') ||
+        std::string("iufb").find(s[1]) == std::string::npos)
         bad(store, "dtype '" + s + "' is not one chunkwise reads (integers, unsigned integers, floats, bool)");
     dtype t;
     t.kind = s[1];
@@ -174,14 +176,19 @@ inline dtype parse_v3_dtype(const std::string& store, const json& j) {
     const auto at = s.find_first_of("0123456789");
     const std::string base = s.substr(0, at);
     const std::string bits = at == std::string::npos ? "" : s.substr(at);
-    if (base == "int") t.kind = 'i';
-    else if (base == "uint") t.kind = 'u';
-    else if (base == "float") t.kind = 'f';
-    else bad(store, "data_type " + shown(j) + " is not one chunkwise reads (integers, unsigned integers, floats, bool)");
+    if (base == "int")
+        t.kind = 'i';
+    else if (base == "uint")
+        t.kind = 'u';
+    else if (base == "float")
+        t.kind = 'f';
+    else
+        bad(store, "data_type " + shown(j) + " is not one chunkwise reads (integers, unsigned integers, floats, bool)");
     if (bits != "8" && bits != "16" && bits != "32" && bits != "64")
         bad(store, "data_type " + shown(j) + " is not one chunkwise reads");
     t.size = static_cast<std::size_t>(std::stoi(bits) / 8);
-    if (t.kind == 'f' && t.size < 4) bad(store, "data_type " + shown(j) + " is not one chunkwise reads (float16 is not)");
+    if (t.kind == 'f' && t.size < 4)
+        bad(store, "data_type " + shown(j) + " is not one chunkwise reads (float16 is not)");
     return t;
 }
 
@@ -205,9 +212,12 @@ inline std::vector<unsigned char> parse_fill(const std::string& store, const jso
         double v = 0;
         if (j.is_string()) {
             const std::string s = j.get<std::string>();
-            if (s == "NaN") v = std::numeric_limits<double>::quiet_NaN();
-            else if (s == "Infinity") v = std::numeric_limits<double>::infinity();
-            else if (s == "-Infinity") v = -std::numeric_limits<double>::infinity();
+            if (s == "NaN")
+                v = std::numeric_limits<double>::quiet_NaN();
+            else if (s == "Infinity")
+                v = std::numeric_limits<double>::infinity();
+            else if (s == "-Infinity")
+                v = -std::numeric_limits<double>::infinity();
             else if (s.size() == 2 + 2 * t.size && s.rfind("0x", 0) == 0) {
                 std::uint64_t bits = 0;
                 try {
@@ -217,10 +227,12 @@ inline std::vector<unsigned char> parse_fill(const std::string& store, const jso
                 }
                 if (t.size == 4) return bytes_of(static_cast<std::uint32_t>(bits));
                 return bytes_of(bits);
-            } else refuse();
+            } else
+                refuse();
         } else if (j.is_number()) {
             v = j.get<double>();
-        } else refuse();
+        } else
+            refuse();
         if (t.size == 4) return bytes_of(static_cast<float>(v));
         return bytes_of(v);
     }
@@ -276,7 +288,8 @@ inline meta parse_v2(const std::string& store, const json& z) {
         if (!z["filters"].is_array()) bad(store, "'filters' is not a list");
         for (const json& f : z["filters"]) m.codecs.bytes_codecs.push_back(v2_codec(store, f));
     }
-    if (z.contains("compressor") && !z["compressor"].is_null()) m.codecs.bytes_codecs.push_back(v2_codec(store, z["compressor"]));
+    if (z.contains("compressor") && !z["compressor"].is_null())
+        m.codecs.bytes_codecs.push_back(v2_codec(store, z["compressor"]));
     return m;
 }
 
@@ -288,16 +301,19 @@ inline chain parse_v3_codecs(const std::string& store, const json& list, std::si
     c.perm = identity(rank);
     bool seen_bytes = false;
     for (const json& j : list) {
-        if (!j.is_object() || !j.contains("name") || !j["name"].is_string()) bad(store, "a codec " + shown(j) + " without a 'name'");
+        if (!j.is_object() || !j.contains("name") || !j["name"].is_string())
+            bad(store, "a codec " + shown(j) + " without a 'name'");
         const std::string name = j["name"].get<std::string>();
         const json conf = j.value("configuration", json::object());
         if (name == "transpose") {
             if (seen_bytes) bad(store, "transpose after the array-to-bytes codec");
             const std::vector<std::size_t> order = sizes(store, conf.value("order", json()), "order");
             std::vector<bool> used(rank, false);
-            if (order.size() != rank) bad(store, "transpose order " + shown(conf) + " is not a permutation of the axes");
+            if (order.size() != rank)
+                bad(store, "transpose order " + shown(conf) + " is not a permutation of the axes");
             for (std::size_t o : order) {
-                if (o >= rank || used[o]) bad(store, "transpose order " + shown(conf) + " is not a permutation of the axes");
+                if (o >= rank || used[o])
+                    bad(store, "transpose order " + shown(conf) + " is not a permutation of the axes");
                 used[o] = true;
             }
             std::vector<std::size_t> p(rank);
@@ -351,7 +367,8 @@ inline meta parse_v3(const std::string& store, const json& z) {
     const std::string encoding = keys.value("name", std::string());
     if (encoding != "default" && encoding != "v2") bad(store, "chunk_key_encoding '" + encoding + "'");
     m.v3_default_keys = encoding == "default";
-    const std::string sep = keys.value("configuration", json::object()).value("separator", std::string(m.v3_default_keys ? "/" : "."));
+    const std::string sep =
+        keys.value("configuration", json::object()).value("separator", std::string(m.v3_default_keys ? "/" : "."));
     if (sep != "." && sep != "/") bad(store, "chunk key separator '" + sep + "'");
     m.separator = sep[0];
     if (z.contains("storage_transformers") && !z["storage_transformers"].empty())
@@ -365,13 +382,15 @@ inline meta parse_v3(const std::string& store, const json& z) {
 /// Checks what both formats share: shape and chunks of one rank, chunks > 0.
 inline void check_grid(const std::string& store, const meta& m) {
     if (m.chunks.size() != m.shape.size())
-        bad(store, "chunks of rank " + std::to_string(m.chunks.size()) + " for an array of rank " + std::to_string(m.shape.size()));
+        bad(store, "chunks of rank " + std::to_string(m.chunks.size()) + " for an array of rank " +
+                       std::to_string(m.shape.size()));
     for (std::size_t c : m.chunks)
         if (c == 0) bad(store, "a chunk extent of 0");
     // A chunk is decoded whole into memory: one of more than 16 GiB is refused, not allocated.
     double bytes = static_cast<double>(m.type.size);
     for (std::size_t c : m.codecs.shard ? m.codecs.shard->inner : m.chunks) bytes *= static_cast<double>(c);
-    if (bytes > 16.0 * 1024 * 1024 * 1024) bad(store, "chunks of " + std::to_string(bytes / (1 << 30)) + " GiB (more than 16 GiB)");
+    if (bytes > 16.0 * 1024 * 1024 * 1024)
+        bad(store, "chunks of " + std::to_string(bytes / (1 << 30)) + " GiB (more than 16 GiB)");
     if (m.codecs.shard) {
         for (std::size_t d = 0; d < m.chunks.size(); ++d)
             if (m.codecs.shard->inner[d] == 0 || m.chunks[d] % m.codecs.shard->inner[d] != 0)

@@ -62,8 +62,9 @@ inline json load_json(const std::string& store, const std::filesystem::path& fil
     if (::fstat(fd, &st) != 0) throw error(store, "", name + " cannot be read: " + std::strerror(errno));
     const auto size = static_cast<std::uint64_t>(st.st_size);
     if (size > metadata_most_bytes)
-        throw error(store, "", name + " holds " + std::to_string(size) + " bytes, more than a metadata file may (" +
-                                   std::to_string(metadata_most_bytes) + ")");
+        throw error(store, "",
+                    name + " holds " + std::to_string(size) + " bytes, more than a metadata file may (" +
+                        std::to_string(metadata_most_bytes) + ")");
     std::string text(static_cast<std::size_t>(size), '\0');
     if (posix::pread_full(fd, text.data(), text.size(), 0) != static_cast<std::ptrdiff_t>(text.size()))
         throw error(store, "", name + " cannot be read whole: " + std::strerror(errno));
@@ -118,8 +119,9 @@ inline void open_metadata(state& s) {
         s.m = parse_v2(s.store, *c);
         s.m.attributes = std::move(attrs);
     } else if (path_exists(path / ".chunkwise-unfinished")) {
-        throw error(s.store, "", "an unfinished write: chunkwise began writing this store and did not finish "
-                                 "(killed, or failed): it holds no array; write it again");
+        throw error(s.store, "",
+                    "an unfinished write: chunkwise began writing this store and did not finish "
+                    "(killed, or failed): it holds no array; write it again");
     } else {
         throw error(s.store, "", "holds neither .zarray nor zarr.json (not a Zarr array)");
     }

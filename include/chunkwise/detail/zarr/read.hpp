@@ -93,13 +93,17 @@ S load(const unsigned char* p, bool swap) noexcept {
     if constexpr (sizeof(S) == 1) {
         return static_cast<S>(*p);
     } else {
-        using U = std::conditional_t<sizeof(S) == 2, std::uint16_t, std::conditional_t<sizeof(S) == 4, std::uint32_t, std::uint64_t>>;
+        using U = std::conditional_t<sizeof(S) == 2, std::uint16_t,
+                                     std::conditional_t<sizeof(S) == 4, std::uint32_t, std::uint64_t>>;
         U u;
         std::memcpy(&u, p, sizeof(U));
         if (swap) {
-            if constexpr (sizeof(U) == 2) u = static_cast<U>(__builtin_bswap16(u));
-            else if constexpr (sizeof(U) == 4) u = __builtin_bswap32(u);
-            else u = __builtin_bswap64(u);
+            if constexpr (sizeof(U) == 2)
+                u = static_cast<U>(__builtin_bswap16(u));
+            else if constexpr (sizeof(U) == 4)
+                u = __builtin_bswap32(u);
+            else
+                u = __builtin_bswap64(u);
         }
         S v;
         std::memcpy(&v, &u, sizeof(S));
@@ -112,12 +116,18 @@ template <class T, class S>
 inline constexpr bool always_exact = [] {
     using TL = std::numeric_limits<T>;
     using SL = std::numeric_limits<S>;
-    if constexpr (std::is_same_v<T, S>) return true;
-    else if constexpr (std::is_same_v<T, bool> || std::is_same_v<S, bool>) return false;
-    else if constexpr (std::is_floating_point_v<T> && std::is_floating_point_v<S>) return TL::digits >= SL::digits && TL::max_exponent >= SL::max_exponent;
-    else if constexpr (std::is_floating_point_v<T>) return TL::digits >= SL::digits;
-    else if constexpr (std::is_floating_point_v<S>) return false;
-    else return (std::is_signed_v<T> || !std::is_signed_v<S>) && TL::digits >= SL::digits;
+    if constexpr (std::is_same_v<T, S>)
+        return true;
+    else if constexpr (std::is_same_v<T, bool> || std::is_same_v<S, bool>)
+        return false;
+    else if constexpr (std::is_floating_point_v<T> && std::is_floating_point_v<S>)
+        return TL::digits >= SL::digits && TL::max_exponent >= SL::max_exponent;
+    else if constexpr (std::is_floating_point_v<T>)
+        return TL::digits >= SL::digits;
+    else if constexpr (std::is_floating_point_v<S>)
+        return false;
+    else
+        return (std::is_signed_v<T> || !std::is_signed_v<S>)&&TL::digits >= SL::digits;
 }();
 
 /// v as T: a plain conversion where T holds every S; else as read_options::convert documents it:
@@ -145,7 +155,8 @@ T convert_value(S v) noexcept {
         if (v < 0 && !std::is_signed_v<T>) return T{};
         if (std::is_signed_v<T> && static_cast<long long>(v) < static_cast<long long>(std::numeric_limits<T>::lowest()))
             return std::numeric_limits<T>::lowest();
-        if (v > 0 && static_cast<unsigned long long>(v) > static_cast<unsigned long long>(std::numeric_limits<T>::max()))
+        if (v > 0 &&
+            static_cast<unsigned long long>(v) > static_cast<unsigned long long>(std::numeric_limits<T>::max()))
             return std::numeric_limits<T>::max();
         return static_cast<T>(v);
     } else {
@@ -225,8 +236,8 @@ inline std::size_t merge_axes(std::vector<std::vector<run>>& runs, std::vector<s
     while (rank > 1) {
         const std::size_t d = rank - 1;
         const auto& r = runs[d];
-        const bool whole = r.size() == 1 && r[0].src0 == 0 && r[0].dst0 == 0 && r[0].count == extent[d] &&
-                           r[0].count == out_extent[d];
+        const bool whole =
+            r.size() == 1 && r[0].src0 == 0 && r[0].dst0 == 0 && r[0].count == extent[d] && r[0].count == out_extent[d];
         if (!whole || sstride[d - 1] != sstride[d] * extent[d] || dstride[d - 1] != dstride[d] * out_extent[d]) break;
         const std::size_t n = r[0].count;
         for (run& x : runs[d - 1]) {
@@ -287,9 +298,10 @@ template <class T>
 T* direct_target(const state& s, const chain& c, const std::vector<std::size_t>& extent,
                  const std::vector<std::vector<run>>& runs, T* out, const request& q) {
     const dtype& t = s.m.type;
-    const bool same = sizeof(T) == t.size && t.kind != 'b' &&
-                      (t.kind == 'f' ? std::is_floating_point_v<T>
-                                     : std::is_integral_v<T> && !std::is_same_v<T, bool> && std::is_signed_v<T> == (t.kind == 'i'));
+    const bool same =
+        sizeof(T) == t.size && t.kind != 'b' &&
+        (t.kind == 'f' ? std::is_floating_point_v<T>
+                       : std::is_integral_v<T> && !std::is_same_v<T, bool> && std::is_signed_v<T> == (t.kind == 'i'));
     if (!same || (t.size > 1 && c.big != (std::endian::native == std::endian::big))) return nullptr;
     for (std::size_t k = 0; k < c.perm.size(); ++k)
         if (c.perm[k] != k) return nullptr;
@@ -319,8 +331,8 @@ inline scratch& thread_scratch() {
 /// Decodes the chunk bytes [in, in + n) through `c` and copies them into the output.
 template <class T>
 void decode_place(const state& s, const std::string& key, const chain& c, const unsigned char* in, std::size_t n,
-                  const std::vector<std::size_t>& extent, std::vector<std::vector<run>>& runs, T* out,
-                  const request& q, std::vector<unsigned char>& a, std::vector<unsigned char>& b) {
+                  const std::vector<std::size_t>& extent, std::vector<std::vector<run>>& runs, T* out, const request& q,
+                  std::vector<unsigned char>& a, std::vector<unsigned char>& b) {
     std::size_t elems = 1;
     for (std::size_t e : extent) elems *= e;
     try {
@@ -338,7 +350,8 @@ void decode_place(const state& s, const std::string& key, const chain& c, const 
 
 /// Reads one shard: its index, then each inner chunk the request touches.
 template <class T>
-void read_shard(const state& s, const std::string& key, const std::vector<std::size_t>& origin, T* out, const request& q) {
+void read_shard(const state& s, const std::string& key, const std::vector<std::size_t>& origin, T* out,
+                const request& q) {
     const shard_spec& sh = *s.m.codecs.shard;
     const std::size_t rank = origin.size();
     std::vector<std::size_t> per(rank);
@@ -358,14 +371,16 @@ void read_shard(const state& s, const std::string& key, const std::vector<std::s
         const std::size_t index_bytes = sizes.back();
         if (index_bytes == 0) throw error(s.store, key, "a shard index through a compressing codec is not read");
         if (size < index_bytes)
-            throw error(s.store, key, "a shard of " + std::to_string(size) + " bytes, shorter than its index of " + std::to_string(index_bytes));
+            throw error(s.store, key,
+                        "a shard of " + std::to_string(size) + " bytes, shorter than its index of " +
+                            std::to_string(index_bytes));
         buf.file.resize(index_bytes);
         try {
             if (!pread_all(f.fd, buf.file.data(), index_bytes, sh.index_at_start ? 0 : size - index_bytes))
                 throw std::runtime_error("the shard ends inside its index");
             const dtype u64{'u', 8, sh.index->big};
             const unsigned char* raw =
-                    decode_bytes(s.store, *sh.index, buf.file.data(), index_bytes, inner_count * 2, u64, buf.a, buf.b);
+                decode_bytes(s.store, *sh.index, buf.file.data(), index_bytes, inner_count * 2, u64, buf.a, buf.b);
             index.resize(inner_count * 2);
             for (std::size_t i = 0; i < index.size(); ++i)
                 index[i] = load<std::uint64_t>(raw + 8 * i, sh.index->big != (std::endian::native == std::endian::big));
@@ -394,12 +409,14 @@ void read_shard(const state& s, const std::string& key, const std::vector<std::s
         std::string where;
         for (std::size_t d = 0; d < rank; ++d) where += (d ? "," : "") + std::to_string(pos[d]);
         if (at > size || n > size - at || n > (std::uint64_t{1} << 40))
-            throw error(s.store, key, "its index points outside the shard: inner chunk (" + where + ") at byte " +
-                                              std::to_string(at) + ", " + std::to_string(n) + " bytes, in a shard of " +
-                                              std::to_string(size) + " bytes");
+            throw error(s.store, key,
+                        "its index points outside the shard: inner chunk (" + where + ") at byte " +
+                            std::to_string(at) + ", " + std::to_string(n) + " bytes, in a shard of " +
+                            std::to_string(size) + " bytes");
         buf.file.resize(static_cast<std::size_t>(n));
         try {
-            if (!pread_all(f.fd, buf.file.data(), buf.file.size(), at)) throw std::runtime_error("the shard ends inside an inner chunk");
+            if (!pread_all(f.fd, buf.file.data(), buf.file.size(), at))
+                throw std::runtime_error("the shard ends inside an inner chunk");
         } catch (const std::exception& e) {
             throw error(s.store, key, e.what());
         }
@@ -445,22 +462,29 @@ void read_request(const state& s, request& q, T* out) {
             std::uint64_t size = 0;
             if (!open_chunk(s, key, f, size)) {
                 place<T>(s, nullptr, s.m.codecs, s.m.chunks, runs, out, q);
-            } else if (T* direct = s.m.codecs.bytes_codecs.empty() ? direct_target<T>(s, s.m.codecs, s.m.chunks, runs, out, q) : nullptr) {
+            } else if (T* direct = s.m.codecs.bytes_codecs.empty()
+                                       ? direct_target<T>(s, s.m.codecs, s.m.chunks, runs, out, q)
+                                       : nullptr) {
                 const std::size_t want = runs_elements(s.m.chunks) * sizeof(T);
-                if (size != want) throw error(s.store, key, std::to_string(size) + " bytes where the chunk holds " + std::to_string(want));
+                if (size != want)
+                    throw error(s.store, key,
+                                std::to_string(size) + " bytes where the chunk holds " + std::to_string(want));
                 try {
-                    if (!pread_all(f.fd, reinterpret_cast<unsigned char*>(direct), want, 0)) throw std::runtime_error("it changed size while read");
+                    if (!pread_all(f.fd, reinterpret_cast<unsigned char*>(direct), want, 0))
+                        throw std::runtime_error("it changed size while read");
                 } catch (const std::exception& e) {
                     throw error(s.store, key, e.what());
                 }
             } else {
                 buf.file.resize(static_cast<std::size_t>(size));
                 try {
-                    if (!pread_all(f.fd, buf.file.data(), buf.file.size(), 0)) throw std::runtime_error("it changed size while read");
+                    if (!pread_all(f.fd, buf.file.data(), buf.file.size(), 0))
+                        throw std::runtime_error("it changed size while read");
                 } catch (const std::exception& e) {
                     throw error(s.store, key, e.what());
                 }
-                decode_place<T>(s, key, s.m.codecs, buf.file.data(), buf.file.size(), s.m.chunks, runs, out, q, buf.a, buf.b);
+                decode_place<T>(s, key, s.m.codecs, buf.file.data(), buf.file.size(), s.m.chunks, runs, out, q, buf.a,
+                                buf.b);
             }
         }
         std::size_t d = rank;

@@ -30,14 +30,20 @@ namespace chunkwise::zarr::detail {
 template <class T>
 std::string v2_dtype() {
     const char order = sizeof(T) == 1 ? '|' : std::endian::native == std::endian::little ? '<' : '>';
-    const char kind = std::is_same_v<T, bool> ? 'b' : std::is_floating_point_v<T> ? 'f' : std::is_signed_v<T> ? 'i' : 'u';
+    const char kind = std::is_same_v<T, bool>       ? 'b'
+                      : std::is_floating_point_v<T> ? 'f'
+                      : std::is_signed_v<T>         ? 'i'
+                                                    : 'u';
     return std::string(1, order) + kind + std::to_string(sizeof(T));
 }
 /// v3's data_type name of T.
 template <class T>
 std::string v3_dtype() {
     if constexpr (std::is_same_v<T, bool>) return "bool";
-    return std::string(std::is_floating_point_v<T> ? "float" : std::is_signed_v<T> ? "int" : "uint") + std::to_string(sizeof(T) * 8);
+    return std::string(std::is_floating_point_v<T> ? "float"
+                       : std::is_signed_v<T>       ? "int"
+                                                   : "uint") +
+           std::to_string(sizeof(T) * 8);
 }
 
 /// How a write encodes each chunk: the codec floor's pipeline (shuffle, then the compressor), and
@@ -80,8 +86,9 @@ inline void write_file(const std::string& store, const std::string& key, const u
     posix::open_outcome how{};
     const int fd = posix::open_regular(tmp, O_WRONLY | O_CREAT | O_EXCL, 0644, how);
     if (fd < 0) {
-        throw error(store, key, std::string("cannot be written: ") +
-                                    (how == posix::open_outcome::not_regular ? "not a regular file" : std::strerror(errno)));
+        throw error(store, key,
+                    std::string("cannot be written: ") +
+                        (how == posix::open_outcome::not_regular ? "not a regular file" : std::strerror(errno)));
     }
     std::string problem;
     if (!posix::write_all(fd, data, n)) problem = std::string("cannot be written: ") + std::strerror(errno);
@@ -116,7 +123,10 @@ inline store_content content_of(const std::string& store) {
         if (n == unfinished_marker) marker = true;
     }
     if (ec) throw error(store, "", "cannot be listed: " + ec.message());
-    return empty ? store_content::empty : zarr ? store_content::zarr : marker ? store_content::unfinished : store_content::foreign;
+    return empty    ? store_content::empty
+           : zarr   ? store_content::zarr
+           : marker ? store_content::unfinished
+                    : store_content::foreign;
 }
 
 /// Removes everything inside `store` (and the directory itself where `remove_dir`).
@@ -130,7 +140,9 @@ inline void clear_store(const std::string& store, bool remove_dir) {
     }
     for (const auto& e : fs::directory_iterator(store, ec)) {
         fs::remove_all(e.path(), ec);
-        if (ec) throw error(store, "", "cannot remove the old array's " + e.path().filename().string() + ": " + ec.message());
+        if (ec)
+            throw error(store, "",
+                        "cannot remove the old array's " + e.path().filename().string() + ": " + ec.message());
     }
 }
 
@@ -145,8 +157,9 @@ inline bool prepare_store(const std::string& store, write_mode mode) {
     if (c == store_content::foreign)
         throw error(store, "", "exists and holds files that are not a Zarr array: not overwritten");
     if (c == store_content::zarr && mode == write_mode::create)
-        throw error(store, "", "holds a Zarr array or group already: not overwritten (write_mode::create; "
-                               "ask for write_mode::replace to replace it)");
+        throw error(store, "",
+                    "holds a Zarr array or group already: not overwritten (write_mode::create; "
+                    "ask for write_mode::replace to replace it)");
     if (c != store_content::empty) clear_store(store, false);
     const bool created = !fs::exists(store, ec);
     fs::create_directories(store, ec);
@@ -180,31 +193,45 @@ inline json codec_entry(const codecs::codec& c, const codecs::encode_request& r,
 /// The metadata file's name and text for an array of T of `shape` written with `grid` chunks (the
 /// shard where sharded; `inner` its chunks) and encoding `e`.
 template <class T>
-std::pair<std::string, std::string> metadata_text(const std::vector<std::size_t>& shape, const std::vector<std::size_t>& grid,
-                                                  const std::vector<std::size_t>& inner, const encoding& e, int format) {
+std::pair<std::string, std::string> metadata_text(const std::vector<std::size_t>& shape,
+                                                  const std::vector<std::size_t>& grid,
+                                                  const std::vector<std::size_t>& inner, const encoding& e,
+                                                  int format) {
     if (format == 2) {
         json filters;
         codecs::encode_request shuffle_request;
         shuffle_request.elem_size = sizeof(T);
         if (e.shuffle_filter) filters = json::array({codec_entry(codecs::shuffle_codec, shuffle_request, 2)});
         const json compressor = e.main != nullptr ? codec_entry(*e.main, e.request, 2) : json();
-        json z = {{"zarr_format", 2}, {"shape", shape}, {"chunks", grid}, {"dtype", v2_dtype<T>()},
-                  {"compressor", compressor}, {"fill_value", 0}, {"filters", filters}, {"order", "C"},
+        json z = {{"zarr_format", 2},          {"shape", shape},  {"chunks", grid},     {"dtype", v2_dtype<T>()},
+                  {"compressor", compressor},  {"fill_value", 0}, {"filters", filters}, {"order", "C"},
                   {"dimension_separator", "."}};
         return {".zarray", z.dump(4)};
     }
-    json codecs_list = json::array({{{"name", "bytes"}, {"configuration", {{"endian", std::endian::native == std::endian::little ? "little" : "big"}}}}});
+    json codecs_list =
+        json::array({{{"name", "bytes"},
+                      {"configuration", {{"endian", std::endian::native == std::endian::little ? "little" : "big"}}}}});
     if (sizeof(T) == 1) codecs_list[0].erase("configuration");
     if (e.main != nullptr) codecs_list.push_back(codec_entry(*e.main, e.request, 3));
     if (inner != grid) {
-        json index = json::array({{{"name", "bytes"}, {"configuration", {{"endian", "little"}}}}, {{"name", "crc32c"}}});
+        json index =
+            json::array({{{"name", "bytes"}, {"configuration", {{"endian", "little"}}}}, {{"name", "crc32c"}}});
         codecs_list = json::array({{{"name", "sharding_indexed"},
-                                    {"configuration", {{"chunk_shape", inner}, {"codecs", codecs_list}, {"index_codecs", index}, {"index_location", "end"}}}}});
+                                    {"configuration",
+                                     {{"chunk_shape", inner},
+                                      {"codecs", codecs_list},
+                                      {"index_codecs", index},
+                                      {"index_location", "end"}}}}});
     }
-    json z = {{"zarr_format", 3}, {"node_type", "array"}, {"shape", shape}, {"data_type", v3_dtype<T>()},
+    json z = {{"zarr_format", 3},
+              {"node_type", "array"},
+              {"shape", shape},
+              {"data_type", v3_dtype<T>()},
               {"chunk_grid", {{"name", "regular"}, {"configuration", {{"chunk_shape", grid}}}}},
               {"chunk_key_encoding", {{"name", "default"}, {"configuration", {{"separator", "/"}}}}},
-              {"fill_value", std::is_same_v<T, bool> ? json(false) : json(0)}, {"codecs", codecs_list}, {"attributes", json::object()},
+              {"fill_value", std::is_same_v<T, bool> ? json(false) : json(0)},
+              {"codecs", codecs_list},
+              {"attributes", json::object()},
               {"storage_transformers", json::array()}};
     return {"zarr.json", z.dump(4)};
 }
@@ -219,8 +246,8 @@ struct slab {
 /// Copies into the chunk (or inner chunk) of `extent` at `origin` (zero-padded beyond the array) the
 /// values the slabs hold; `inner` is the array's shape beyond axis 0.
 template <class T>
-void assemble(const std::vector<slab<T>>& slabs, const std::vector<std::size_t>& shape, const std::vector<std::size_t>& origin,
-              const std::vector<std::size_t>& extent, std::vector<T>& out) {
+void assemble(const std::vector<slab<T>>& slabs, const std::vector<std::size_t>& shape,
+              const std::vector<std::size_t>& origin, const std::vector<std::size_t>& extent, std::vector<T>& out) {
     const std::size_t rank = shape.size();
     std::size_t elems = 1;
     for (std::size_t e : extent) elems *= e;
@@ -253,7 +280,8 @@ void assemble(const std::vector<slab<T>>& slabs, const std::vector<std::size_t>&
                     out[dst] = s.data[src];
                     break;
                 }
-                std::memcpy(out.data() + dst + (lo[last] - origin[last]), s.data + src + lo[last], (hi[last] - lo[last]) * sizeof(T));
+                std::memcpy(out.data() + dst + (lo[last] - origin[last]), s.data + src + lo[last],
+                            (hi[last] - lo[last]) * sizeof(T));
                 std::size_t d = last;
                 while (d-- > 1) {
                     if (++i[d] < hi[d]) break;

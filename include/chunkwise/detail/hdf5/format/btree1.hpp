@@ -140,7 +140,7 @@ private:
             const std::uint64_t* chi = &keys[(i + 1) * w];
             if (lo != nullptr && compare(clo, lo) < 0) clo = lo;
             if (hi != nullptr && compare(chi, hi) > 0) chi = hi;
-            if (compare(clo, chi) >= 0) continue;                                        // nothing found here
+            if (compare(clo, chi) >= 0) continue;                                           // nothing found here
             if (compare(clo, to_.data()) > 0 || compare(chi, from_.data()) <= 0) continue;  // outside the walk
             if (level > 0) {
                 if (!visit(children[i], level, clo, chi, found)) return false;

@@ -20,12 +20,24 @@ inline std::uint32_t lookup3(const unsigned char* k, std::size_t n) {
         a += word(0);
         b += word(4);
         c += word(8);
-        a -= c; a ^= rot(c, 4);  c += b;  // NOLINT: lookup3's mix, as published
-        b -= a; b ^= rot(a, 6);  a += c;
-        c -= b; c ^= rot(b, 8);  b += a;
-        a -= c; a ^= rot(c, 16); c += b;
-        b -= a; b ^= rot(a, 19); a += c;
-        c -= b; c ^= rot(b, 4);  b += a;
+        a -= c;
+        a ^= rot(c, 4);
+        c += b;  // NOLINT: lookup3's mix, as published
+        b -= a;
+        b ^= rot(a, 6);
+        a += c;
+        c -= b;
+        c ^= rot(b, 8);
+        b += a;
+        a -= c;
+        a ^= rot(c, 16);
+        c += b;
+        b -= a;
+        b ^= rot(a, 19);
+        a += c;
+        c -= b;
+        c ^= rot(b, 4);
+        b += a;
         n -= 12;
         k += 12;
     }
@@ -38,13 +50,20 @@ inline std::uint32_t lookup3(const unsigned char* k, std::size_t n) {
          static_cast<std::uint32_t>(tail[6]) << 16 | static_cast<std::uint32_t>(tail[7]) << 24;
     c += static_cast<std::uint32_t>(tail[8]) | static_cast<std::uint32_t>(tail[9]) << 8 |
          static_cast<std::uint32_t>(tail[10]) << 16 | static_cast<std::uint32_t>(tail[11]) << 24;
-    c ^= b; c -= rot(b, 14);  // lookup3's final
-    a ^= c; a -= rot(c, 11);
-    b ^= a; b -= rot(a, 25);
-    c ^= b; c -= rot(b, 16);
-    a ^= c; a -= rot(c, 4);
-    b ^= a; b -= rot(a, 14);
-    c ^= b; c -= rot(b, 24);
+    c ^= b;
+    c -= rot(b, 14);  // lookup3's final
+    a ^= c;
+    a -= rot(c, 11);
+    b ^= a;
+    b -= rot(a, 25);
+    c ^= b;
+    c -= rot(b, 16);
+    a ^= c;
+    a -= rot(c, 4);
+    b ^= a;
+    b -= rot(a, 14);
+    c ^= b;
+    c -= rot(b, 24);
     return c;
 }
 

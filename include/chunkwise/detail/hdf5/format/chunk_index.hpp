@@ -34,13 +34,20 @@ enum class index_kind : std::uint8_t { none, btree1, single, implicit, fixed_arr
 /// The name of an index type, for messages and the doctor.
 inline const char* index_name(index_kind k) {
     switch (k) {
-        case index_kind::none: return "none";
-        case index_kind::btree1: return "v1 B-tree";
-        case index_kind::single: return "single chunk";
-        case index_kind::implicit: return "implicit";
-        case index_kind::fixed_array: return "fixed array";
-        case index_kind::extensible_array: return "extensible array";
-        case index_kind::btree2: return "v2 B-tree";
+        case index_kind::none:
+            return "none";
+        case index_kind::btree1:
+            return "v1 B-tree";
+        case index_kind::single:
+            return "single chunk";
+        case index_kind::implicit:
+            return "implicit";
+        case index_kind::fixed_array:
+            return "fixed array";
+        case index_kind::extensible_array:
+            return "extensible array";
+        case index_kind::btree2:
+            return "v2 B-tree";
     }
     return "unknown";
 }
@@ -50,29 +57,29 @@ inline const char* index_name(index_kind k) {
 /// allocated space, the address size, the rank and the chunk extents.
 struct chunk_index : btree_index {
     index_kind kind = index_kind::none;
-    unsigned len_size = 8;               // bytes of a file length
-    bool filtered = false;               // the dataset has filters: entries carry size and mask
-    std::uint64_t address = 0;           // the index header, the single chunk, or the implicit storage
-    std::uint64_t chunk_bytes = 0;       // bytes of an unfiltered chunk
-    std::vector<std::uint64_t> grid;     // chunks along each axis now (a walk's box is clamped to it)
-    std::vector<std::uint64_t> down;     // element index = sum coords[d] * down[d] (axes swizzled for EA)
-    std::size_t unlimited = 0;           // extensible array: the unlimited axis
-    std::uint64_t single_size = 0;       // single filtered chunk: its stored size and filter mask
+    unsigned len_size = 8;            // bytes of a file length
+    bool filtered = false;            // the dataset has filters: entries carry size and mask
+    std::uint64_t address = 0;        // the index header, the single chunk, or the implicit storage
+    std::uint64_t chunk_bytes = 0;    // bytes of an unfiltered chunk
+    std::vector<std::uint64_t> grid;  // chunks along each axis now (a walk's box is clamped to it)
+    std::vector<std::uint64_t> down;  // element index = sum coords[d] * down[d] (axes swizzled for EA)
+    std::size_t unlimited = 0;        // extensible array: the unlimited axis
+    std::uint64_t single_size = 0;    // single filtered chunk: its stored size and filter mask
     std::uint32_t single_mask = 0;
     // Fixed and extensible arrays: an entry's bytes, and the header's fields.
     unsigned entry_bytes = 0, size_bytes = 0;  // an entry; its stored-size field (filtered only)
-    unsigned page_bits = 0;                     // elements per data block page: 2^page_bits
-    std::uint64_t elements = 0;                 // fixed array: entries; extensible: the highest set + 1
-    std::uint64_t data_block = 0;               // fixed array: its data block (undefined: none)
+    unsigned page_bits = 0;                    // elements per data block page: 2^page_bits
+    std::uint64_t elements = 0;                // fixed array: entries; extensible: the highest set + 1
+    std::uint64_t data_block = 0;              // fixed array: its data block (undefined: none)
     // Extensible array.
     unsigned max_bits = 0, iblock_elements = 0, min_pointers = 0, min_elements = 0;
     std::uint64_t index_block = 0;
     // v2 B-tree.
     unsigned node_size = 0, record_bytes = 0, depth = 0, root_records = 0;
     std::uint64_t root_node = 0;
-    std::vector<std::uint64_t> max_records;      // per depth
-    std::vector<unsigned> total_records_bytes;   // per depth: bytes of a child's subtree record count
-    unsigned records_bytes = 0;                  // bytes of a child's record count
+    std::vector<std::uint64_t> max_records;     // per depth
+    std::vector<unsigned> total_records_bytes;  // per depth: bytes of a child's subtree record count
+    unsigned records_bytes = 0;                 // bytes of a child's record count
 
     [[nodiscard]] bool undefined(std::uint64_t a) const noexcept {
         return addr_size >= 8 ? a == ~std::uint64_t{0} : a == (std::uint64_t{1} << (8 * addr_size)) - 1;
@@ -91,7 +98,8 @@ inline std::string read_structure(const chunk_index& ix, std::uint64_t addr, std
     }
     out.resize(size);
     for (int attempt = 0; attempt < 5; ++attempt) {
-        if (!chunkwise::detail::posix::pread_all(ix.fd, out.data(), size, ix.base + addr)) return "the " + at + " cannot be read";
+        if (!chunkwise::detail::posix::pread_all(ix.fd, out.data(), size, ix.base + addr))
+            return "the " + at + " cannot be read";
         if (signature != nullptr && std::memcmp(out.data(), signature, 4) != 0) continue;
         if (lookup3(out.data(), size - 4) == static_cast<std::uint32_t>(le(out.data() + size - 4, 4))) {
             if (signature != nullptr && out[4] != 0) return "the " + at + " is of version " + std::to_string(out[4]);
@@ -178,10 +186,11 @@ inline std::string read_v4_index(const std::vector<unsigned char>& m, const std:
                 if (g == 0 || __builtin_mul_overflow(total, g, &total)) return {};
             }
             std::uint64_t span = 0;
-            if (!ix.undefined(ix.address) &&
-                (__builtin_mul_overflow(total, ix.chunk_bytes, &span) || ix.address > ix.eoa || span > ix.eoa - ix.address)) {
-                return "implicit chunk storage of " + std::to_string(total) + " chunks at " + std::to_string(ix.address) +
-                       " lies past the end of the file's allocated space (" + std::to_string(ix.eoa) + ")";
+            if (!ix.undefined(ix.address) && (__builtin_mul_overflow(total, ix.chunk_bytes, &span) ||
+                                              ix.address > ix.eoa || span > ix.eoa - ix.address)) {
+                return "implicit chunk storage of " + std::to_string(total) + " chunks at " +
+                       std::to_string(ix.address) + " lies past the end of the file's allocated space (" +
+                       std::to_string(ix.eoa) + ")";
             }
             return {};
         }
@@ -201,11 +210,14 @@ inline std::string read_v4_index(const std::vector<unsigned char>& m, const std:
             if (!header(ix.address, 4 + 4 + ix.len_size + a + 4, "FAHD", "fixed array header")) return wrong;
             if (h[5] != (filtered ? 1 : 0)) return "the fixed array header is for another kind of entry";
             if (!entry_ok(h[6])) return "fixed array entries of " + std::to_string(h[6]) + " bytes";
-            if (h[7] != page_bits || page_bits > 32) return "a fixed array of pages of 2^" + std::to_string(h[7]) + " entries (the layout says 2^" + std::to_string(page_bits) + ")";
+            if (h[7] != page_bits || page_bits > 32)
+                return "a fixed array of pages of 2^" + std::to_string(h[7]) + " entries (the layout says 2^" +
+                       std::to_string(page_bits) + ")";
             ix.page_bits = page_bits;
             ix.elements = le(h.data() + 8, ix.len_size);
             if (ix.elements != total) {
-                return "a fixed array of " + std::to_string(ix.elements) + " entries for " + std::to_string(total) + " chunks";
+                return "a fixed array of " + std::to_string(ix.elements) + " entries for " + std::to_string(total) +
+                       " chunks";
             }
             ix.data_block = le(h.data() + 8 + ix.len_size, a);
             return {};
@@ -269,7 +281,8 @@ inline std::string read_v4_index(const std::vector<unsigned char>& m, const std:
                 ix.root_node = ix.address;
                 return {};
             }
-            if (!header(ix.address, 4 + 2 + 4 + 2 + 2 + 2 + a + 2 + ix.len_size + 4, "BTHD", "v2 B-tree header")) return wrong;
+            if (!header(ix.address, 4 + 2 + 4 + 2 + 2 + 2 + a + 2 + ix.len_size + 4, "BTHD", "v2 B-tree header"))
+                return wrong;
             if (h[5] != (filtered ? 11 : 10)) return "a v2 B-tree of type " + std::to_string(h[5]) + " for chunks";
             ix.node_size = static_cast<unsigned>(le(h.data() + 6, 4));
             ix.record_bytes = static_cast<unsigned>(le(h.data() + 10, 2));
@@ -289,7 +302,8 @@ inline std::string read_v4_index(const std::vector<unsigned char>& m, const std:
                        std::to_string(n) + " take " + std::to_string(a + coords) + (filtered ? " + 5..12" : "") + ")";
             }
             if (ix.node_size < 16 + 2 * ix.record_bytes || ix.node_size > (1u << 24) || ix.depth > 32) {
-                return "a v2 B-tree of nodes of " + std::to_string(ix.node_size) + " bytes and depth " + std::to_string(ix.depth);
+                return "a v2 B-tree of nodes of " + std::to_string(ix.node_size) + " bytes and depth " +
+                       std::to_string(ix.depth);
             }
             // Records per node at each depth, and the widths of the child pointers' counts.
             const auto enc = [](std::uint64_t v) { return v == 0 ? 1u : log2_floor(v) / 8 + 1; };
@@ -316,7 +330,8 @@ inline std::string read_v4_index(const std::vector<unsigned char>& m, const std:
             }
             return {};
         }
-        default: return {};
+        default:
+            return {};
     }
 }
 

@@ -39,22 +39,25 @@ public:
     template <class Found>
     bool run(Found&& found) {
         switch (ix_.kind) {
-            case index_kind::none: return false;
+            case index_kind::none:
+                return false;
             case index_kind::btree1: {
                 btree_walk walk(ix_, from_.data(), to_.data());
-                return walk.run([&](const std::uint64_t* at, std::uint64_t address, std::uint32_t size, std::uint32_t mask) {
-                    for (std::size_t d = 0; d < ix_.rank; ++d) {
-                        if (at[d] < from_[d] || at[d] > to_[d]) return true;  // in the row-major range, not the box
-                    }
-                    return found(at, address, std::uint64_t{size}, mask);
-                });
+                return walk.run(
+                    [&](const std::uint64_t* at, std::uint64_t address, std::uint32_t size, std::uint32_t mask) {
+                        for (std::size_t d = 0; d < ix_.rank; ++d) {
+                            if (at[d] < from_[d] || at[d] > to_[d]) return true;  // in the row-major range, not the box
+                        }
+                        return found(at, address, std::uint64_t{size}, mask);
+                    });
             }
             case index_kind::btree2: {
                 if (ix_.undefined(ix_.root_node) || ix_.root_records == 0 || empty_box_) return true;
                 std::vector<std::uint64_t> lo, hi;
                 return visit_btree2(ix_.root_node, ix_.depth, ix_.root_records, nullptr, nullptr, found);
             }
-            default: break;
+            default:
+                break;
         }
         if (empty_box_) return true;
         // Single, implicit, fixed and extensible arrays: each chunk of the box looked up by its index.
@@ -113,7 +116,8 @@ private:
 
     /// Checks a block's client id and the header address it points back to (at offset 5 and 6).
     bool check_block(const std::vector<unsigned char>& b, const char* what, std::uint64_t addr) {
-        if (b[5] != (ix_.filtered ? 1 : 0)) return fail(std::string("the ") + what + " at " + std::to_string(addr) + " is for another kind of entry");
+        if (b[5] != (ix_.filtered ? 1 : 0))
+            return fail(std::string("the ") + what + " at " + std::to_string(addr) + " is for another kind of entry");
         if (le(b.data() + 6, ix_.addr_size) != ix_.address) {
             return fail(std::string("the ") + what + " at " + std::to_string(addr) + " belongs to another array");
         }
@@ -178,15 +182,19 @@ private:
                 if (ix_.undefined(ix_.address)) return true;
                 e = entry{true, ix_.address + i * ix_.chunk_bytes, ix_.chunk_bytes, 0};
                 return true;
-            case index_kind::fixed_array: return lookup_fixed(i, e);
-            case index_kind::extensible_array: return lookup_extensible(i, e);
-            default: return false;
+            case index_kind::fixed_array:
+                return lookup_fixed(i, e);
+            case index_kind::extensible_array:
+                return lookup_extensible(i, e);
+            default:
+                return false;
         }
     }
 
     bool lookup_fixed(std::uint64_t i, entry& e) {
         if (ix_.undefined(ix_.data_block)) return true;
-        if (i >= ix_.elements) return fail("chunk " + std::to_string(i) + " beyond its " + std::to_string(ix_.elements) + " entries");
+        if (i >= ix_.elements)
+            return fail("chunk " + std::to_string(i) + " beyond its " + std::to_string(ix_.elements) + " entries");
         const std::size_t a = ix_.addr_size, eb = ix_.entry_bytes;
         const std::uint64_t per_page = std::uint64_t{1} << ix_.page_bits;
         if (ix_.elements <= per_page) {
@@ -202,8 +210,9 @@ private:
         const auto* b = block(ix_.data_block, prefix, "FADB", "fixed array data block");
         if (b == nullptr || !checked(ix_.data_block, *b, "fixed array data block")) return false;
         const unsigned char* bits = b->data() + 6 + a;
-        return paged_entry(ix_.data_block, prefix, ix_.elements, i,
-                           [&](std::uint64_t p) { return (bits[p / 8] & (0x80u >> (p % 8))) != 0; }, e);
+        return paged_entry(
+            ix_.data_block, prefix, ix_.elements, i,
+            [&](std::uint64_t p) { return (bits[p / 8] & (0x80u >> (p % 8))) != 0; }, e);
     }
 
     bool checked(std::uint64_t addr, const std::vector<unsigned char>& b, const char* what) {
@@ -246,7 +255,9 @@ private:
         }
         const std::uint64_t j = i - ix_.iblock_elements;
         const unsigned k = log2_floor(j / ix_.min_elements + 1);
-        if (k >= sblocks) return fail("entry " + std::to_string(i) + " beyond the array's " + std::to_string(sblocks) + " super blocks");
+        if (k >= sblocks)
+            return fail("entry " + std::to_string(i) + " beyond the array's " + std::to_string(sblocks) +
+                        " super blocks");
         std::uint64_t first = 0, first_dblock = 0;
         sblock_start(k, first, first_dblock);
         const std::uint64_t in_sblock = j - first, per_dblock = sblock_entries(k);
@@ -293,12 +304,13 @@ private:
         const auto* db = block(dblock_addr, prefix + 4, "EADB", "extensible array data block");
         if (db == nullptr || !checked_dblock(dblock_addr, *db, dblock_offset)) return false;
         const std::uint64_t bit0 = d * pages;
-        return paged_entry(dblock_addr, prefix + 4, per_dblock, in_dblock,
-                           [&](std::uint64_t p) {
-                               const std::uint64_t bit = bit0 + p;
-                               return (page_bits[bit / 8] & (0x80u >> (bit % 8))) != 0;
-                           },
-                           e);
+        return paged_entry(
+            dblock_addr, prefix + 4, per_dblock, in_dblock,
+            [&](std::uint64_t p) {
+                const std::uint64_t bit = bit0 + p;
+                return (page_bits[bit / 8] & (0x80u >> (bit % 8))) != 0;
+            },
+            e);
     }
 
     bool checked_dblock(std::uint64_t addr, const std::vector<unsigned char>& b, std::uint64_t offset) {
@@ -306,8 +318,8 @@ private:
         if (!check_block(b, "extensible array data block", addr)) return false;
         const std::uint64_t says = le(b.data() + 6 + ix_.addr_size, (ix_.max_bits + 7) / 8);
         if (says != offset) {
-            return fail("the data block at " + std::to_string(addr) + " says it begins at entry " + std::to_string(says) +
-                        ", not " + std::to_string(offset));
+            return fail("the data block at " + std::to_string(addr) + " says it begins at entry " +
+                        std::to_string(says) + ", not " + std::to_string(offset));
         }
         checked_[addr] = true;
         return true;
@@ -335,11 +347,12 @@ private:
         const std::size_t size = 6 + static_cast<std::size_t>(records) * rb +
                                  (depth > 0 ? static_cast<std::size_t>(records + 1) * pointer : 0) + 4;
         std::vector<unsigned char> node;
-        if (!read_checked(addr, size, depth > 0 ? "BTIN" : "BTLF", depth > 0 ? "v2 B-tree internal node" : "v2 B-tree leaf",
-                          node)) {
+        if (!read_checked(addr, size, depth > 0 ? "BTIN" : "BTLF",
+                          depth > 0 ? "v2 B-tree internal node" : "v2 B-tree leaf", node)) {
             return false;
         }
-        if (node[5] != (ix_.filtered ? 11 : 10)) return fail("the node at " + std::to_string(addr) + " is of another B-tree type");
+        if (node[5] != (ix_.filtered ? 11 : 10))
+            return fail("the node at " + std::to_string(addr) + " is of another B-tree type");
         // Records: address, [size, mask], then the chunk's coordinates.
         std::vector<std::uint64_t> keys(static_cast<std::size_t>(records) * r);
         std::vector<entry> entries(static_cast<std::size_t>(records));
@@ -353,7 +366,8 @@ private:
                 (hi != nullptr && compare(k, hi) >= 0)) {
                 return fail("the records of the node at " + std::to_string(addr) + " are out of order");
             }
-            if (!entries[i].stored) return fail("a record without a chunk address in the node at " + std::to_string(addr));
+            if (!entries[i].stored)
+                return fail("a record without a chunk address in the node at " + std::to_string(addr));
         }
         std::vector<std::uint64_t> children, counts;
         if (depth > 0) {

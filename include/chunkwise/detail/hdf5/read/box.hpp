@@ -77,8 +77,8 @@ void read_contiguous(const dataset_state& s, std::size_t row_begin, std::size_t 
 }
 
 /// True when chunkwise reads and decodes the stored bytes itself (pread, its codecs): contiguous
-/// data inside the file, or chunks with only filters it decodes whose locations it learns (from the file's chunk index, through the probe driver, or from HDF5's listing of every
-/// chunk). Else H5Dread.
+/// data inside the file, or chunks with only filters it decodes whose locations it learns (from the file's chunk index,
+/// through the probe driver, or from HDF5's listing of every chunk). Else H5Dread.
 inline bool reads_bytes_itself(const dataset_state& s) {
     if (!s.type.numeric) return false;
     if (s.layout == storage::contiguous) return s.contiguous_fd >= 0;

@@ -224,7 +224,8 @@ inline bool maps_into(const dataset_state& s, std::size_t output_bytes) {
 inline bool mapped_measures_faster(int fd, std::uint64_t address, unsigned char* dst, std::size_t bytes) noexcept {
     using chunkwise::detail::clock;
     const std::size_t piece = std::min(bytes, std::size_t{8} << 20);
-    const std::size_t rounds = std::clamp<std::size_t>((std::size_t{32} << 20) / std::max<std::size_t>(piece, 1), 3, 16);
+    const std::size_t rounds =
+        std::clamp<std::size_t>((std::size_t{32} << 20) / std::max<std::size_t>(piece, 1), 3, 16);
     double best_pread = 1e300, best_mapped = 1e300;
     for (std::size_t r = 0; r <= rounds; ++r) {
         auto t0 = clock::now();
@@ -262,8 +263,8 @@ inline bool copy_through_mapping(int fd, std::uint64_t address, unsigned char* d
 /// the piece is worth mapping and mapped copies are the faster ones here; else (or where mapping
 /// declines) by pread_all.
 template <class What>
-void read_all(const dataset_state& s, int fd, std::uint64_t address, unsigned char* dst, std::size_t bytes,
-              bool mapped, What&& what) {
+void read_all(const dataset_state& s, int fd, std::uint64_t address, unsigned char* dst, std::size_t bytes, bool mapped,
+              What&& what) {
     if (mapped && bytes >= std::min(map_min_piece, map_setting::get().min_bytes.load(std::memory_order_relaxed)) &&
         copy_through_mapping(fd, address, dst, bytes) && copy_mapped(fd, address, dst, bytes)) {
         chunkwise::detail::thread_read_bytes += static_cast<double>(bytes);  // worker_stats::read_bytes

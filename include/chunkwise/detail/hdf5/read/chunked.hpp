@@ -72,13 +72,13 @@ struct chunk_plan {
     std::vector<std::size_t> lo, hi, out_shape, c_lo, c_hi;
     std::vector<chunk_location> locations;
     std::vector<chunk_action> actions;
-    bool direct = false;  // whole rows of T's own representation: bytes land in the output as they are
-    bool swapped = false;  // whole rows of T in the other byte order: shuffled chunks unshuffled into it, swapped
-    bool mapped = false;  // unfiltered pieces copied from mappings of the file (a large output)
+    bool direct = false;        // whole rows of T's own representation: bytes land in the output as they are
+    bool swapped = false;       // whole rows of T in the other byte order: shuffled chunks unshuffled into it, swapped
+    bool mapped = false;        // unfiltered pieces copied from mappings of the file (a large output)
     bool through_hdf5 = false;  // the chunks cannot be located here: H5Dread reads the box
-    std::size_t ways = 0;     // chunks woven side by side (0: none)
-    std::size_t inner = 0;    // elements per chunk row
-    std::size_t out_row = 1;  // elements per output row
+    std::size_t ways = 0;       // chunks woven side by side (0: none)
+    std::size_t inner = 0;      // elements per chunk row
+    std::size_t out_row = 1;    // elements per output row
     [[nodiscard]] bool empty() const noexcept { return locations.empty(); }
 };
 
@@ -109,16 +109,16 @@ inline bool locate_from_index(const dataset_state& s, chunk_plan& p) {
     for (std::size_t d = n - 1; d > 0; --d) stride[d - 1] = stride[d] * (p.c_hi[d] - p.c_lo[d] + 1);
     std::fill(p.locations.begin(), p.locations.end(), chunk_location{chunk_location::kind::absent});
     index_walk walk(s.index, from.data(), to.data());
-    const bool ok = walk.run([&](const std::uint64_t* at, std::uint64_t address, std::uint64_t size,
-                                 std::uint32_t mask) {
-        std::size_t k = 0;
-        for (std::size_t d = 0; d < n; ++d) {
-            if (at[d] < p.c_lo[d] || at[d] > p.c_hi[d]) return true;  // in the range, not in the box
-            k += static_cast<std::size_t>(at[d] - p.c_lo[d]) * stride[d];
-        }
-        p.locations[k] = chunk_location{chunk_location::kind::stored, mask, s.index.fd, address, size};
-        return true;
-    });
+    const bool ok =
+        walk.run([&](const std::uint64_t* at, std::uint64_t address, std::uint64_t size, std::uint32_t mask) {
+            std::size_t k = 0;
+            for (std::size_t d = 0; d < n; ++d) {
+                if (at[d] < p.c_lo[d] || at[d] > p.c_hi[d]) return true;  // in the range, not in the box
+                k += static_cast<std::size_t>(at[d] - p.c_lo[d]) * stride[d];
+            }
+            p.locations[k] = chunk_location{chunk_location::kind::stored, mask, s.index.fd, address, size};
+            return true;
+        });
     if (!walk.damage().empty()) s.fail("its chunk index is damaged: " + walk.damage());
     if (ok) index_walks().fetch_add(1, std::memory_order_relaxed);
     return ok;
@@ -148,9 +148,8 @@ inline constexpr output_ops output_ops_of{
     [](const element_type& t) { return same_representation<T>(t); },
     [](const element_type& t) { return swapped_representation<T>(t); },
     [](const dataset_state& s, const std::size_t* lo, const std::size_t* hi, unsigned char* out,
-       const std::size_t* out_shape, const std::size_t* out_lo) {
-        fill_absent<T>(s, lo, hi, reinterpret_cast<T*>(out), out_shape, out_lo);
-    },
+       const std::size_t* out_shape,
+       const std::size_t* out_lo) { fill_absent<T>(s, lo, hi, reinterpret_cast<T*>(out), out_shape, out_lo); },
     [](const dataset_state& s, scratch& buf, const unsigned char* src, const std::size_t* src_shape,
        const std::size_t* lo, const std::size_t* hi, unsigned char* out, const std::size_t* out_shape,
        const std::size_t* out_lo) {
@@ -235,8 +234,7 @@ inline chunk_plan plan_chunks(const dataset_state& s, const std::size_t* lo, con
     // decoded together and woven into the output, each output line written once.
     const std::size_t ways = s.dims[n - 1];
     const bool weave = n >= 2 && s.chunk[n - 1] == 1 && ways >= 2 && ways <= interleave_most && lo[n - 1] == 0 &&
-                       hi[n - 1] == ways && t.same_representation(s.type) &&
-                       ways * s.chunk_bytes <= weave_most_bytes;
+                       hi[n - 1] == ways && t.same_representation(s.type) && ways * s.chunk_bytes <= weave_most_bytes;
     if (weave) p.ways = ways;
     auto action_of = [&](const chunk_location& loc) {
         if (loc.state == chunk_location::kind::absent) return chunk_action::fill;
@@ -282,8 +280,8 @@ inline void run_plan(const dataset_state& s, const chunk_plan& p, const output_o
             c[d] = p.c_lo[d];
         }
     };
-    std::size_t merged_until = 0;  // chunks before this one were read with an earlier one
-    std::size_t staged_until = 0;  // chunks before this one (from a run's first) lie in buf.run
+    std::size_t merged_until = 0;   // chunks before this one were read with an earlier one
+    std::size_t staged_until = 0;   // chunks before this one (from a run's first) lie in buf.run
     std::uint64_t staged_from = 0;  // the file address of buf.run's first byte
     for (std::size_t k = 0; k < p.locations.size(); ++k) {
         if (k < merged_until) {
@@ -362,8 +360,7 @@ inline void run_plan(const dataset_state& s, const chunk_plan& p, const output_o
                         ++last;
                     }
                     merged_until = last + 1;
-                    read_all(s, loc.fd, at, out + dst_lo[0] * p.out_row * t.size, bytes,
-                             p.mapped, what);
+                    read_all(s, loc.fd, at, out + dst_lo[0] * p.out_row * t.size, bytes, p.mapped, what);
                 } else {
                     grow(buf.a, rows * p.inner * esize, s);
                     pread_all(s, loc.fd, at, buf.a.data(), rows * p.inner * esize, what);
@@ -372,7 +369,7 @@ inline void run_plan(const dataset_state& s, const chunk_plan& p, const output_o
                     rel_hi[0] = rows;
                     rel_lo[0] = 0;
                     t.place(s, buf, buf.a.data(), sub_shape.data(), rel_lo.data(), rel_hi.data(), out,
-                                 p.out_shape.data(), dst_lo.data());
+                            p.out_shape.data(), dst_lo.data());
                 }
                 break;
             }
@@ -428,7 +425,7 @@ inline void run_plan(const dataset_state& s, const chunk_plan& p, const output_o
                                                           off.data(), into, input, swapped);
                 if (!whole_chunk) {
                     t.place(s, buf, bytes, s.chunk.data(), rel_lo.data(), rel_hi.data(), out, p.out_shape.data(),
-                                 dst_lo.data());
+                            dst_lo.data());
                 }
                 break;
             }

@@ -138,9 +138,8 @@ inline void copy_box_bytes(const unsigned char* src, std::size_t esize, const st
     row_major_strides(src_shape, n, sstr.data());
     row_major_strides(dst_shape, n, dstr.data());
     const std::size_t run = (hi[n - 1] - lo[n - 1]) * esize;
-    walk_box(lo, hi, dst_lo, sstr.data(), dstr.data(), n - 1, n, [&](std::size_t s, std::size_t o) {
-        std::memcpy(dst + o * esize, src + s * esize, run);
-    });
+    walk_box(lo, hi, dst_lo, sstr.data(), dstr.data(), n - 1, n,
+             [&](std::size_t s, std::size_t o) { std::memcpy(dst + o * esize, src + s * esize, run); });
 }
 
 /// A box [lo, hi) of an N-d array stored row-major in `src` (extent `src_shape`, element type

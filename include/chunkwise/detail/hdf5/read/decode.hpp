@@ -107,8 +107,7 @@ inline bool unshuffles_last(const dataset_state& s, std::uint32_t mask) {
     for (std::size_t i = 0; i < s.filters.size(); ++i) {
         if (i < 32 && (mask & (1u << i)) != 0) continue;  // skipped for this chunk
         const filter_step& f = s.filters[i];
-        return f.plugin == nullptr && f.decoder == &shuffle_codec && !f.cd.empty() &&
-               f.cd[0] == s.element_bytes;
+        return f.plugin == nullptr && f.decoder == &shuffle_codec && !f.cd.empty() && f.cd[0] == s.element_bytes;
     }
     return false;
 }

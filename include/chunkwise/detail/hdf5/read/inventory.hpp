@@ -36,16 +36,17 @@ inline std::vector<chunk_entry> inventory(const dataset_state& s) {
         std::vector<std::uint64_t> from(n, 0), to(n);
         for (std::size_t d = 0; d < n; ++d) to[d] = s.grid[d] - 1;
         index_walk walk(s.index, from.data(), to.data());
-        const bool ok = walk.run([&](const std::uint64_t* at, std::uint64_t address, std::uint64_t size, std::uint32_t mask) {
-            chunk_entry e;
-            e.offset.resize(n);
-            for (std::size_t d = 0; d < n; ++d) e.offset[d] = static_cast<std::size_t>(at[d]) * s.chunk[d];
-            e.address = address;
-            e.size = size;
-            e.mask = mask;
-            out.push_back(std::move(e));
-            return true;
-        });
+        const bool ok =
+            walk.run([&](const std::uint64_t* at, std::uint64_t address, std::uint64_t size, std::uint32_t mask) {
+                chunk_entry e;
+                e.offset.resize(n);
+                for (std::size_t d = 0; d < n; ++d) e.offset[d] = static_cast<std::size_t>(at[d]) * s.chunk[d];
+                e.address = address;
+                e.size = size;
+                e.mask = mask;
+                out.push_back(std::move(e));
+                return true;
+            });
         if (!walk.damage().empty()) s.fail("its chunk index is damaged: " + walk.damage());
         if (ok) return out;
         out.clear();  // damaged: asked of HDF5, which reports what is wrong
@@ -62,7 +63,8 @@ inline std::vector<chunk_entry> inventory(const dataset_state& s) {
             }
             const chunk_location loc = s.locate(linear, offset.data());
             if (loc.state != chunk_location::kind::stored) continue;
-            out.push_back(chunk_entry{std::vector<std::size_t>(offset.begin(), offset.end()), loc.address, loc.size, loc.mask});
+            out.push_back(
+                chunk_entry{std::vector<std::size_t>(offset.begin(), offset.end()), loc.address, loc.size, loc.mask});
         }
         return out;
     }
@@ -70,7 +72,8 @@ inline std::vector<chunk_entry> inventory(const dataset_state& s) {
     // HDF5 1.10 takes the dataset's own dataspace here, not H5S_ALL.
     handle space(H5Dget_space(s.dset_h.get()), H5Sclose);
     hsize_t count = 0;
-    if (!space.valid() || H5Dget_num_chunks(s.dset_h.get(), space.get(), &count) < 0) s.fail("cannot count the stored chunks: " + last_error());
+    if (!space.valid() || H5Dget_num_chunks(s.dset_h.get(), space.get(), &count) < 0)
+        s.fail("cannot count the stored chunks: " + last_error());
     for (hsize_t i = 0; i < count; ++i) {
         unsigned mask = 0;
         haddr_t address = HADDR_UNDEF;

@@ -97,7 +97,8 @@ ragged<T> read_vlen(const dataset_state& s, std::size_t begin, std::size_t end) 
         s.fail("cannot allocate " + std::to_string(offsets[count] * width) + " bytes for " + what());
     }
     for (std::size_t i = 0; i < count; ++i) {
-        if (records[i].len > 0) std::memcpy(bytes.data() + offsets[i] * enum_width, records[i].p, records[i].len * enum_width);
+        if (records[i].len > 0)
+            std::memcpy(bytes.data() + offsets[i] * enum_width, records[i].p, records[i].len * enum_width);
     }
     if (offsets[count] > 0) {
         library_lock lock;

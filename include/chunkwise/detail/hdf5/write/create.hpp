@@ -1,9 +1,9 @@
 #pragma once
 // Internal: creating datasets for h5::write and h5::write_blocks: the creation properties
-// (chunks; the filters a write applies, from the filter table; automatic chunks of whole rows), and a file + dataset being written
-// that either completes — every close checked, since HDF5 writes cached data when closing — or
-// leaves nothing behind that would make a retry fail with "already exists": a file it created is
-// removed, a dataset it added to an existing file is unlinked.
+// (chunks; the filters a write applies, from the filter table; automatic chunks of whole rows), and a file + dataset
+// being written that either completes — every close checked, since HDF5 writes cached data when closing — or leaves
+// nothing behind that would make a retry fail with "already exists": a file it created is removed, a dataset it added
+// to an existing file is unlinked.
 #include <chunkwise/detail/hdf5/codecs.hpp>
 #include <chunkwise/detail/hdf5/library.hpp>
 #include <chunkwise/hdf5/error.hpp>
@@ -50,7 +50,8 @@ inline void complete_options(write_options& opt, const std::vector<std::size_t>&
                     "write: the chunk shape has " + std::to_string(opt.chunk.size()) + " axes, the array " +
                         std::to_string(shape.size()));
     }
-    if (const std::string problem = h5::codec_problem(opt); !problem.empty()) throw error(file, path, "write: " + problem);
+    if (const std::string problem = h5::codec_problem(opt); !problem.empty())
+        throw error(file, path, "write: " + problem);
     if ((opt.deflate > 0 || opt.shuffle || !opt.codec.empty()) && opt.chunk.empty()) {
         std::size_t row_bytes = elem_size;
         for (std::size_t d = 1; d < shape.size(); ++d) row_bytes *= std::max<std::size_t>(shape[d], 1);
@@ -64,7 +65,8 @@ inline void complete_options(write_options& opt, const std::vector<std::size_t>&
         if (opt.chunk[d] > std::max<std::size_t>(shape[d], 1)) {
             throw error(file, path,
                         "write: the chunk shape " + shape_text(opt.chunk) + " is larger than the array " +
-                            shape_text(shape) + " on axis " + std::to_string(d) + "; use a chunk no larger than the array");
+                            shape_text(shape) + " on axis " + std::to_string(d) +
+                            "; use a chunk no larger than the array");
         }
     }
 }
@@ -194,7 +196,8 @@ private:
                                  : "write: the dataset already exists (write_mode::create; ask for "
                                    "write_mode::replace to replace it)");
         }
-        if (H5Ldelete(file_h_.get(), path_.c_str(), H5P_DEFAULT) < 0) fail("cannot remove the old dataset: " + last_error());
+        if (H5Ldelete(file_h_.get(), path_.c_str(), H5P_DEFAULT) < 0)
+            fail("cannot remove the old dataset: " + last_error());
     }
 
     // Undoes what was made; returns a note for the message when that did not fully work.
