@@ -13,7 +13,7 @@ main_pkgs=(g++ cmake make pkg-config libopenmpi-dev openmpi-bin libboost-mpi-dev
 test_pkgs=("${main_pkgs[@]}" clang doxygen catch2 libbenchmark-dev libtbb-dev hdf5-tools libhdf5-openmpi-dev
            python3-mdanalysis python3-dask python3-mpi4py slurm-wlm munge
            hdf5-filter-plugin hdf5-filter-plugin-blosc-serial bitshuffle hdf5-plugin-lzf python3-zstandard
-           debootstrap ccache)
+           debootstrap ccache clang-format)
 
 case "${1:-test}" in
   main) wanted=("${main_pkgs[@]}") ;;

@@ -6,7 +6,7 @@
 /// and how large blocks are copied (`h5::large_read_copies`).
 
 #include <chunkwise/detail/hdf5/read/bytes.hpp>
-#include <chunkwise/detail/hdf5/read/chunked.hpp>
+#include <chunkwise/detail/hdf5/read/run_plan.hpp>
 #include <chunkwise/detail/hdf5/read/inventory.hpp>
 #include <chunkwise/hdf5/dataset.hpp>
 

@@ -54,6 +54,206 @@ void root_step(Policy& policy, const std::string& store, const std::string& what
     if (!problem.empty()) throw error(store, "", "write_blocks: the root " + what + ": " + problem);
 }
 
+/// zarr::write_blocks, phase by phase (see its comment); under MPI every phase is collective.
+template <class Policy, class R>
+class blocks_writer {
+public:
+    using T = std::remove_cv_t<typename R::value_type>;
+    static constexpr bool distributed = distributed_policy<Policy>;
+
+    blocks_writer(Policy& policy, const std::filesystem::path& path, partial_results<R>& results,
+                  const write_options& opt)
+            : policy_(policy), path_(path), store_(path.string()), results_(results), opt_(opt) {
+        if constexpr (distributed) me_ = static_cast<std::size_t>(policy.rank());
+    }
+
+    void run() {
+        if constexpr (distributed) agree_on_call();
+        learn_places();
+        p_ = make_plan<T>(store_, shape_, opt_);
+        // The root prepares the store (marked unfinished until its metadata is written, last).
+        root_step(policy_, store_, "could not prepare the store", [&] { created_ = prepare_store(store_, p_.mode); });
+        assign_owners();
+        slabs_ = owned_slabs<T>(places_, data_, local_);
+        if constexpr (distributed) exchange_shared_rows();
+        write_owned();
+        finish();
+    }
+
+private:
+    // The same call, store and options on every rank, or every rank throws naming each value.
+    void agree_on_call() {
+        using access = chunkwise::detail::policy_access;
+        access::agree_on_call(policy_, "zarr::write_blocks", results_.call_id(), results_.total_blocks());
+        std::error_code ec;
+        const auto absolute = std::filesystem::absolute(path_, ec).lexically_normal();
+        access::check_same(policy_, "stores", ec ? store_ : absolute.string());
+        std::string text = std::to_string(opt_.format) + " " + std::to_string(opt_.deflate) + " " + opt_.codec + " " +
+                           std::to_string(opt_.level) + (opt_.shuffle ? " shuffle" : "") +
+                           (opt_.mode == write_mode::replace ? " replace" : " create");
+        for (std::size_t c : opt_.chunk) text += " c" + std::to_string(c);
+        for (std::size_t c : opt_.shard) text += " s" + std::to_string(c);
+        access::check_same(policy_, "write_options", text);
+    }
+
+    // Every process learns every block's rank and rows (an all_gather of a few numbers): where
+    // each block's rows go, and the array's shape.
+    void learn_places() {
+        std::vector<std::vector<std::size_t>> mine;
+        for (std::size_t k = 0; k < results_.size(); ++k) {
+            const auto s = chunkwise::detail::result_shape(results_.values()[k]);
+            std::vector<std::size_t> v{results_.indices()[k], me_};
+            v.insert(v.end(), s.begin(), s.end());
+            mine.push_back(std::move(v));
+        }
+        std::vector<std::vector<std::size_t>> all;
+        if constexpr (distributed) {
+            partial_results<std::vector<std::size_t>> shapes(results_.total_blocks(), results_.indices(), mine, {});
+            all = chunkwise::all_gather(policy_, std::move(shapes));
+        } else {
+            all = mine;
+        }
+        std::size_t rows = 0, at_local = 0;
+        for (const auto& v : all) {
+            const std::vector<std::size_t> s(v.begin() + 2, v.end());
+            if (places_.empty()) inner_.assign(s.begin() + 1, s.end());
+            if (s.size() != inner_.size() + 1 || !std::equal(s.begin() + 1, s.end(), inner_.begin()))
+                throw error(store_, "", "write_blocks: block results disagree in shape beyond axis 0");
+            places_.push_back({v[0], v[1], rows, s[0]});
+            const bool here = v[1] == me_;
+            local_.push_back(here);
+            data_.push_back(here ? results_.values()[at_local++].data() : nullptr);
+            rows += s[0];
+        }
+        shape_ = {rows};
+        shape_.insert(shape_.end(), inner_.begin(), inner_.end());
+    }
+
+    // Who owns each grid row: the process holding the block that holds its first row.
+    void assign_owners() {
+        unit_ = p_.grid[0];
+        const std::size_t grid_rows = shape_[0] == 0 ? 0 : (shape_[0] + unit_ - 1) / unit_;
+        owner_.assign(grid_rows, 0);
+        for (std::size_t g = 0, k = 0; g < grid_rows; ++g) {
+            while (places_[k].row0 + places_[k].rows <= g * unit_) ++k;
+            owner_[g] = places_[k].rank;
+        }
+    }
+
+    // Calls f(first row, end row, owner) for each run of block k's rows within one grid row.
+    template <class F>
+    void runs_of(std::size_t k, F&& f) const {
+        const std::size_t end_all = places_[k].row0 + places_[k].rows;
+        for (std::size_t r = places_[k].row0; r < end_all;) {
+            const std::size_t g = r / unit_, end = std::min((g + 1) * unit_, end_all);
+            f(r, end, owner_[g]);
+            r = end;
+        }
+    }
+
+    // Rows of this rank's blocks in grid rows another rank owns go to every rank (few: none for
+    // blocks aligned to the grid rows); each owner takes those that fall in its rows.
+    void exchange_shared_rows() {
+        std::size_t row_values = 1;
+        for (std::size_t e : inner_) row_values *= e;
+        std::vector<std::vector<T>> sent;
+        for (std::size_t k = 0; k < places_.size(); ++k) {
+            if (!local_[k]) continue;
+            std::vector<T> piece;
+            runs_of(k, [&](std::size_t r, std::size_t end, std::size_t owner) {
+                if (owner == me_) return;
+                const T* from = data_[k] + (r - places_[k].row0) * row_values;
+                piece.insert(piece.end(), from, from + (end - r) * row_values);
+            });
+            sent.push_back(std::move(piece));
+        }
+        partial_results<std::vector<T>> out(results_.total_blocks(), results_.indices(), std::move(sent), {});
+        pieces_ = chunkwise::all_gather(policy_, std::move(out));
+        for (std::size_t k = 0; k < places_.size(); ++k) {
+            if (local_[k]) continue;
+            std::size_t used = 0;
+            runs_of(k, [&](std::size_t r, std::size_t end, std::size_t owner) {
+                if (owner == places_[k].rank) return;
+                if (owner == me_) slabs_.push_back({r, end - r, pieces_[k].data() + used * row_values});
+                used += end - r;
+            });
+        }
+    }
+
+    // Each process writes the grid rows it owns (under a thread policy, by its workers at once);
+    // the first failure is kept (and, under MPI, agreed by every rank).
+    void write_owned() {
+        std::vector<std::size_t> owned_rows;
+        for (std::size_t g = 0; g < owner_.size(); ++g)
+            if (owner_[g] == me_) owned_rows.push_back(g);
+        std::mutex guard;
+        const auto write_rows = [&](std::size_t from, std::size_t to) {
+            for (std::size_t i = from; i < to; ++i) {
+                try {
+                    write_grid_row<T>(store_, p_, slabs_, owned_rows[i]);
+                } catch (...) {
+                    const std::lock_guard<std::mutex> lock(guard);
+                    if (!first_) first_ = std::current_exception();
+                    return;
+                }
+            }
+        };
+        if constexpr (distributed) {
+            write_rows(0, owned_rows.size());
+            std::string mine;
+            if (first_) {
+                try {
+                    std::rethrow_exception(first_);
+                } catch (const std::exception& e) {
+                    mine = e.what();
+                }
+            }
+            agreed_ = chunkwise::detail::policy_access::agree_on_problem(policy_, mine);
+        } else if (!owned_rows.empty()) {
+            const auto blocks =
+                chunkwise::partition(owned_rows.size(), parts{std::max<std::size_t>(policy_.workers(), 1) * 4});
+            (void)map_blocks(policy_, blocks, [&](const block& b) {
+                write_rows(b.begin, b.end);
+                return 0;
+            });
+        }
+    }
+
+    // A failure anywhere: the root removes what was written, every process throws. Else the root
+    // writes the metadata, which ends the write.
+    void finish() {
+        if (first_ || !agreed_.empty()) {
+            if (policy_.is_root()) {
+                try {
+                    clear_store(store_, created_);
+                } catch (const error&) {
+                    // the write's own error says more; the unfinished mark stays where clearing failed
+                }
+            }
+            if (first_) std::rethrow_exception(first_);
+            throw error(store_, "", "write_blocks failed on another rank: " + agreed_);
+        }
+        root_step(policy_, store_, "could not write the metadata", [&] { write_metadata<T>(store_, p_); });
+    }
+
+    Policy& policy_;
+    const std::filesystem::path& path_;
+    std::string store_;
+    partial_results<R>& results_;
+    const write_options& opt_;
+    std::size_t me_ = 0, unit_ = 1;
+    plan p_;
+    bool created_ = false;
+    std::vector<std::size_t> inner_, shape_, owner_;
+    std::vector<block_place> places_;
+    std::vector<const T*> data_;
+    std::vector<bool> local_;
+    std::vector<slab<T>> slabs_;
+    std::vector<std::vector<T>> pieces_;
+    std::exception_ptr first_;
+    std::string agreed_;
+};
+
 }  // namespace detail
 
 /// Writes every block's result into one new Zarr array at `path`, concatenated along axis 0 in
@@ -75,160 +275,7 @@ void write_blocks(Policy& policy, const std::filesystem::path& path, partial_res
     using T = std::remove_cv_t<typename R::value_type>;
     static_assert(std::is_arithmetic_v<T> && !std::is_same_v<T, bool>,
                   "chunkwise::zarr::write_blocks: block results must be arrays or vectors of an arithmetic type");
-    const std::string store = path.string();
-    constexpr bool distributed = distributed_policy<Policy>;
-    const std::size_t me = distributed ? static_cast<std::size_t>(policy.rank()) : 0;
-    if constexpr (distributed) {
-        // The same call, store and options on every rank, or every rank throws naming each value.
-        using access = chunkwise::detail::policy_access;
-        access::agree_on_call(policy, "zarr::write_blocks", results.call_id(), results.total_blocks());
-        std::error_code ec;
-        const auto absolute = std::filesystem::absolute(path, ec).lexically_normal();
-        access::check_same(policy, "stores", ec ? store : absolute.string());
-        std::string text = std::to_string(opt.format) + " " + std::to_string(opt.deflate) + " " + opt.codec + " " +
-                           std::to_string(opt.level) + (opt.shuffle ? " shuffle" : "") +
-                           (opt.mode == write_mode::replace ? " replace" : " create");
-        for (std::size_t c : opt.chunk) text += " c" + std::to_string(c);
-        for (std::size_t c : opt.shard) text += " s" + std::to_string(c);
-        access::check_same(policy, "write_options", text);
-    }
-    // 1. Every process learns every block's rank and rows (all_gather of a few numbers).
-    std::vector<std::size_t> inner;
-    std::vector<std::vector<std::size_t>> mine;
-    for (std::size_t k = 0; k < results.size(); ++k) {
-        const auto s = chunkwise::detail::result_shape(results.values()[k]);
-        std::vector<std::size_t> v{results.indices()[k], me};
-        v.insert(v.end(), s.begin(), s.end());
-        mine.push_back(std::move(v));
-    }
-    std::vector<std::vector<std::size_t>> all;
-    if constexpr (distributed) {
-        partial_results<std::vector<std::size_t>> shapes(results.total_blocks(), results.indices(), mine, {});
-        all = chunkwise::all_gather(policy, std::move(shapes));
-    } else {
-        all = mine;
-    }
-    std::vector<detail::block_place> places;
-    std::vector<const T*> data;
-    std::vector<bool> local;
-    std::size_t rows = 0, at_local = 0;
-    for (const auto& v : all) {
-        const std::vector<std::size_t> s(v.begin() + 2, v.end());
-        if (places.empty()) inner.assign(s.begin() + 1, s.end());
-        if (s.size() != inner.size() + 1 || !std::equal(s.begin() + 1, s.end(), inner.begin()))
-            throw error(store, "", "write_blocks: block results disagree in shape beyond axis 0");
-        places.push_back({v[0], v[1], rows, s[0]});
-        const bool here = v[1] == me;
-        local.push_back(here);
-        data.push_back(here ? results.values()[at_local++].data() : nullptr);
-        rows += s[0];
-    }
-    std::vector<std::size_t> shape{rows};
-    if (all.empty()) shape = {0};
-    shape.insert(shape.end(), inner.begin(), inner.end());
-    const detail::plan p = detail::make_plan<T>(store, shape, opt);
-    // 2. The root prepares the store (marked unfinished until its metadata is written, last);
-    //    everyone waits for it.
-    bool created = false;
-    detail::root_step(policy, store, "could not prepare the store",
-                      [&] { created = detail::prepare_store(store, p.mode); });
-    // 3. Who owns each grid row: the process holding the block that holds its first row.
-    const std::size_t u = p.grid[0];
-    const std::size_t grid_rows = shape[0] == 0 ? 0 : (shape[0] + u - 1) / u;
-    std::vector<std::size_t> owner(grid_rows, 0);
-    for (std::size_t g = 0, k = 0; g < grid_rows; ++g) {
-        while (places[k].row0 + places[k].rows <= g * u) ++k;
-        owner[g] = places[k].rank;
-    }
-    std::vector<detail::slab<T>> slabs = detail::owned_slabs<T>(places, data, local);
-    std::vector<std::vector<T>> pieces;
-    if constexpr (distributed) {
-        // Rows of this rank's blocks in grid rows another rank owns go to every rank (few: none
-        // for blocks aligned to the grid rows); each owner takes those that fall in its rows.
-        std::vector<std::vector<T>> sent;
-        std::size_t row_values = 1;
-        for (std::size_t e : inner) row_values *= e;
-        for (std::size_t k = 0; k < places.size(); ++k) {
-            if (!local[k]) continue;
-            std::vector<T> piece;
-            for (std::size_t r = places[k].row0; r < places[k].row0 + places[k].rows;) {
-                const std::size_t g = r / u, end = std::min((g + 1) * u, places[k].row0 + places[k].rows);
-                if (owner[g] != me) {
-                    const T* from = data[k] + (r - places[k].row0) * row_values;
-                    piece.insert(piece.end(), from, from + (end - r) * row_values);
-                }
-                r = end;
-            }
-            sent.push_back(std::move(piece));
-        }
-        partial_results<std::vector<T>> out(results.total_blocks(), results.indices(), std::move(sent), {});
-        pieces = chunkwise::all_gather(policy, std::move(out));
-        for (std::size_t k = 0; k < places.size(); ++k) {
-            if (local[k]) continue;
-            std::size_t used = 0;
-            for (std::size_t r = places[k].row0; r < places[k].row0 + places[k].rows;) {
-                const std::size_t g = r / u, end = std::min((g + 1) * u, places[k].row0 + places[k].rows);
-                if (owner[g] != places[k].rank) {
-                    if (owner[g] == me) slabs.push_back({r, end - r, pieces[k].data() + used * row_values});
-                    used += end - r;
-                }
-                r = end;
-            }
-        }
-    }
-    // 4. Each process writes the grid rows it owns (under a thread policy, by its workers at once).
-    std::vector<std::size_t> owned_rows;
-    for (std::size_t g = 0; g < grid_rows; ++g)
-        if (owner[g] == me) owned_rows.push_back(g);
-    std::mutex guard;
-    std::exception_ptr first;
-    const auto write_rows = [&](std::size_t from, std::size_t to) {
-        for (std::size_t i = from; i < to; ++i) {
-            try {
-                detail::write_grid_row<T>(store, p, slabs, owned_rows[i]);
-            } catch (...) {
-                const std::lock_guard<std::mutex> lock(guard);
-                if (!first) first = std::current_exception();
-                return;
-            }
-        }
-    };
-    std::string agreed;
-    if constexpr (distributed) {
-        write_rows(0, owned_rows.size());
-        std::string mine_problem;
-        if (first) {
-            try {
-                std::rethrow_exception(first);
-            } catch (const std::exception& e) {
-                mine_problem = e.what();
-            }
-        }
-        agreed = chunkwise::detail::policy_access::agree_on_problem(policy, mine_problem);
-    } else {
-        if (!owned_rows.empty()) {
-            const auto blocks =
-                chunkwise::partition(owned_rows.size(), parts{std::max<std::size_t>(policy.workers(), 1) * 4});
-            (void)map_blocks(policy, blocks, [&](const block& b) {
-                write_rows(b.begin, b.end);
-                return 0;
-            });
-        }
-    }
-    // 5. A failure anywhere: the root removes what was written, every process throws. Else the
-    //    root writes the metadata, which ends the write.
-    if (first || !agreed.empty()) {
-        if (policy.is_root()) {
-            try {
-                detail::clear_store(store, created);
-            } catch (const error&) {
-                // the write's own error says more; the unfinished mark stays where clearing failed
-            }
-        }
-        if (first) std::rethrow_exception(first);
-        throw error(store, "", "write_blocks failed on another rank: " + agreed);
-    }
-    detail::root_step(policy, store, "could not write the metadata", [&] { detail::write_metadata<T>(store, p); });
+    detail::blocks_writer<Policy, R>(policy, path, results, opt).run();
 }
 
 }  // namespace chunkwise::zarr

@@ -137,35 +137,44 @@ inline scaling_report scaling_report::merge(const std::vector<scaling_report>& p
     return r;
 }
 
-inline std::string scaling_report::table() const {
-    std::ostringstream o;
+namespace detail {
+
+/// x printed with `format`, or "-" where it is not a number.
+inline std::string figure(double x, const char* format) {
+    if (std::isnan(x)) return std::string("-");
+    char b[32];
+    std::snprintf(b, sizeof b, format, x);
+    return std::string(b);
+}
+
+/// The table's rows: one per point.
+inline void table_points(std::ostringstream& o, const scaling_report& r) {
     char line[512];
-    auto fig = [](double x, const char* format) {
-        if (std::isnan(x)) return std::string("-");
-        char b[32];
-        std::snprintf(b, sizeof b, format, x);
-        return std::string(b);
-    };
     std::snprintf(line, sizeof line, "%7s %5s %7s  %9s %8s %8s %-15s  %7s %7s %7s %7s %7s  %7s %6s %6s  %s\n",
                   "workers", "ranks", "threads", "wall s", "±95%", "repeats", "(stopped by)", "read", "compute", "wait",
                   "combine", "other", "speedup", "eff", "K-F", "slowest rank@host (imbalance)");
     o << line;
-    for (const scaling_point& p : points) {
-        const std::string half = std::isnan(p.interval_high) ? "-" : fig(100 * p.relative_precision(), "%.1f%%");
+    for (const scaling_point& p : r.points) {
+        const std::string half = std::isnan(p.interval_high) ? "-" : figure(100 * p.relative_precision(), "%.1f%%");
         std::snprintf(
             line, sizeof line,
             "%7zu %5zu %7zu  %9.4f %8s %8zu %-15s  %7.4f %7.4f %7.4f %7.4f %7.4f  %7s %6s %6s  %d@%s (%.2f)\n",
             p.workers, p.ranks, p.threads, p.mean, half.c_str(), p.samples.size(), ("(" + p.stop + ")").c_str(),
             p.phases.read, p.phases.compute, p.phases.wait, p.phases.combine, p.phases.other,
-            fig(p.speedup, "%.2f").c_str(), fig(p.efficiency, "%.2f").c_str(), fig(p.karp_flatt, "%.3f").c_str(),
-            p.slowest_rank, p.slowest_host.c_str(), p.imbalance);
+            figure(p.speedup, "%.2f").c_str(), figure(p.efficiency, "%.2f").c_str(),
+            figure(p.karp_flatt, "%.3f").c_str(), p.slowest_rank, p.slowest_host.c_str(), p.imbalance);
         o << line;
     }
+}
+
+/// Per host, where the run had several (or ranks); a note where fewer hosts ran than were given.
+inline void table_hosts(std::ostringstream& o, const scaling_report& r) {
+    char line[512];
     bool several_hosts = false;
-    for (const scaling_point& p : points) several_hosts = several_hosts || p.per_host.size() > 1 || p.ranks > 1;
+    for (const scaling_point& p : r.points) several_hosts = several_hosts || p.per_host.size() > 1 || p.ranks > 1;
     if (several_hosts) {
         o << "per host (ranks x threads; busy and read s per worker; read MB; slowest rank):\n";
-        for (const scaling_point& p : points) {
+        for (const scaling_point& p : r.points) {
             std::snprintf(line, sizeof line, "  %zu workers:", p.workers);
             o << line;
             for (const host_times& h : p.per_host) {
@@ -177,88 +186,110 @@ inline std::string scaling_report::table() const {
             o << "\n";
         }
     }
-    if (hosts_given > 0) {
-        for (const scaling_point& p : points) {
-            if (p.ranks >= hosts_given && p.hosts < hosts_given) {
-                o << "note: " << hosts_given << " hosts were given, but the point of " << p.ranks << " ranks ran on "
-                  << p.hosts << " (see docs/scaling.md, placement)\n";
-            }
+    if (r.hosts_given == 0) return;
+    for (const scaling_point& p : r.points) {
+        if (p.ranks >= r.hosts_given && p.hosts < r.hosts_given) {
+            o << "note: " << r.hosts_given << " hosts were given, but the point of " << p.ranks << " ranks ran on "
+              << p.hosts << " (see docs/scaling.md, placement)\n";
         }
     }
-    if (!points.empty()) {
-        o << "lock of the read path held (share of busy time; the Amdahl bound it implies at 16, 64, 1024):";
-        for (const scaling_point& p : points) {
-            std::snprintf(line, sizeof line, " %zu: %.2f%% (%.1f, %.1f, %.0f)", p.workers, 100 * p.lock_held_share,
-                          p.lock_bound(16), p.lock_bound(64), p.lock_bound(1024));
+}
+
+/// The read path's lock, a Karp-Flatt note, the baseline.
+inline void table_lock(std::ostringstream& o, const scaling_report& r) {
+    if (r.points.empty()) return;
+    char line[512];
+    o << "lock of the read path held (share of busy time; the Amdahl bound it implies at 16, 64, 1024):";
+    for (const scaling_point& p : r.points) {
+        std::snprintf(line, sizeof line, " %zu: %.2f%% (%.1f, %.1f, %.0f)", p.workers, 100 * p.lock_held_share,
+                      p.lock_bound(16), p.lock_bound(64), p.lock_bound(1024));
+        o << line;
+    }
+    o << "\n";
+    for (const scaling_point& p : r.points) {
+        if (p.karp_flatt > 1) {
+            std::snprintf(line, sizeof line,
+                          "note: Karp-Flatt %.2f at %zu workers is above 1 (a serial fraction cannot be): the run "
+                          "was slower than on 1 worker; an overhead grows with the workers, or the point is noise\n",
+                          p.karp_flatt, p.workers);
             o << line;
+            break;
         }
-        o << "\n";
-        for (const scaling_point& p : points) {
-            if (p.karp_flatt > 1) {
-                std::snprintf(
-                    line, sizeof line,
-                    "note: Karp-Flatt %.2f at %zu workers is above 1 (a serial fraction cannot be): the run "
-                    "was slower than on 1 worker; an overhead grows with the workers, or the point is noise\n",
-                    p.karp_flatt, p.workers);
-                o << line;
-                break;
-            }
-        }
-        o << "baseline: " << baseline_workers << " worker" << (baseline_workers == 1 ? "" : "s")
-          << (baseline_note.empty() ? " (measured)" : " (" + baseline_note + ")") << "\n";
     }
-    if (amdahl_fitted) {
+    o << "baseline: " << r.baseline_workers << " worker" << (r.baseline_workers == 1 ? "" : "s")
+      << (r.baseline_note.empty() ? " (measured)" : " (" + r.baseline_note + ")") << "\n";
+}
+
+/// The Amdahl and USL fits, or why there are none.
+inline void table_fits(std::ostringstream& o, const scaling_report& r) {
+    if (r.amdahl_fitted) {
+        char line[512];
         std::snprintf(line, sizeof line,
                       "Amdahl fit: serial fraction %.4f, max speedup %s, t1 %.4f s, error %.1f%%\n"
                       "USL fit: contention %.4f, coherency %.6f, peak at %s workers, error %.1f%%\n",
-                      amdahl.serial_fraction,
-                      std::isinf(amdahl.max_speedup) ? "unbounded" : fig(amdahl.max_speedup, "%.1f").c_str(), amdahl.t1,
-                      100 * amdahl.error, usl.sigma, usl.kappa,
-                      std::isinf(usl.peak_workers()) ? "no" : fig(usl.peak_workers(), "%.0f").c_str(), 100 * usl.error);
+                      r.amdahl.serial_fraction,
+                      std::isinf(r.amdahl.max_speedup) ? "unbounded" : figure(r.amdahl.max_speedup, "%.1f").c_str(),
+                      r.amdahl.t1, 100 * r.amdahl.error, r.usl.sigma, r.usl.kappa,
+                      std::isinf(r.usl.peak_workers()) ? "no" : figure(r.usl.peak_workers(), "%.0f").c_str(),
+                      100 * r.usl.error);
         o << line;
-    } else if (!points.empty()) {
-        o << "Amdahl and USL fits: none (" << amdahl_note << ")\n";
+    } else if (!r.points.empty()) {
+        o << "Amdahl and USL fits: none (" << r.amdahl_note << ")\n";
     }
+}
+
+/// The prediction: the model, the held-out errors, the predicted points and the advice (or why
+/// there is none).
+inline void table_prediction(std::ostringstream& o, const prediction_report& q) {
+    char line[512];
+    std::snprintf(
+        line, sizeof line,
+        "model: t(N) = %.4f + %.4f/N + read max(%.4f/N, %.4f) + %.2e*%s   (error %.1f%%, held out %s)\n", q.t_serial,
+        q.work, q.read_one, q.bytes > 0 && q.shared_bandwidth > 0 ? q.bytes / q.shared_bandwidth : 0.0, q.comm,
+        q.growth == "n" ? "N" : "log2(N)", 100 * q.model_error, figure(100 * q.model_held_out, "%.1f%%").c_str());
+    o << line;
+    std::snprintf(line, sizeof line, "held-out error: amdahl %s, usl %s, model %s: chosen %s\n",
+                  figure(100 * q.amdahl_held_out, "%.1f%%").c_str(), figure(100 * q.usl_held_out, "%.1f%%").c_str(),
+                  figure(100 * q.model_held_out, "%.1f%%").c_str(), q.chosen.c_str());
+    o << line;
+    if (!q.bandwidth_note.empty()) o << q.bandwidth_note << "\n";
+    o << "predicted:";
+    for (const auto& p : q.points) {
+        std::snprintf(line, sizeof line, "  %g: %.3f s (S %.1f, E %.2f)", p.workers, p.seconds, p.speedup,
+                      p.efficiency);
+        o << line;
+    }
+    o << "\n";
+    if (q.confident) {
+        std::snprintf(line, sizeof line, "knee at %g workers, break-even P* = %g: ask for %g workers", q.knee,
+                      q.break_even, q.recommended);
+        o << line;
+        if (q.cores_per_node > 0) {
+            std::snprintf(line, sizeof line, " (%g nodes of %zu cores)", q.recommended_nodes, q.cores_per_node);
+            o << line;
+        }
+    } else {
+        std::snprintf(line, sizeof line, "no single count: %s.\nthe fits allow %g to %g workers", q.reason.c_str(),
+                      q.range_low, q.range_high);
+        o << line;
+        if (!std::isnan(q.next_measurement)) {
+            std::snprintf(line, sizeof line, "; measure %g workers to decide", q.next_measurement);
+            o << line;
+        }
+    }
+    o << "\n";
+}
+
+}  // namespace detail
+
+inline std::string scaling_report::table() const {
+    std::ostringstream o;
+    detail::table_points(o, *this);
+    detail::table_hosts(o, *this);
+    detail::table_lock(o, *this);
+    detail::table_fits(o, *this);
     if (prediction.fitted) {
-        const prediction_report& q = prediction;
-        std::snprintf(line, sizeof line,
-                      "model: t(N) = %.4f + %.4f/N + read max(%.4f/N, %.4f) + %.2e*%s   (error %.1f%%, held out %s)\n",
-                      q.t_serial, q.work, q.read_one,
-                      q.bytes > 0 && q.shared_bandwidth > 0 ? q.bytes / q.shared_bandwidth : 0.0, q.comm,
-                      q.growth == "n" ? "N" : "log2(N)", 100 * q.model_error,
-                      fig(100 * q.model_held_out, "%.1f%%").c_str());
-        o << line;
-        std::snprintf(line, sizeof line, "held-out error: amdahl %s, usl %s, model %s: chosen %s\n",
-                      fig(100 * q.amdahl_held_out, "%.1f%%").c_str(), fig(100 * q.usl_held_out, "%.1f%%").c_str(),
-                      fig(100 * q.model_held_out, "%.1f%%").c_str(), q.chosen.c_str());
-        o << line;
-        if (!q.bandwidth_note.empty()) o << q.bandwidth_note << "\n";
-        o << "predicted:";
-        for (const auto& p : q.points) {
-            std::snprintf(line, sizeof line, "  %g: %.3f s (S %.1f, E %.2f)", p.workers, p.seconds, p.speedup,
-                          p.efficiency);
-            o << line;
-        }
-        o << "\n";
-        if (q.confident) {
-            std::snprintf(line, sizeof line, "knee at %g workers, break-even P* = %g: ask for %g workers", q.knee,
-                          q.break_even, q.recommended);
-            o << line;
-            if (q.cores_per_node > 0) {
-                std::snprintf(line, sizeof line, " (%g nodes of %zu cores)", q.recommended_nodes, q.cores_per_node);
-                o << line;
-            }
-            o << "\n";
-        } else {
-            std::snprintf(line, sizeof line, "no single count: %s.\nthe fits allow %g to %g workers", q.reason.c_str(),
-                          q.range_low, q.range_high);
-            o << line;
-            if (!std::isnan(q.next_measurement)) {
-                std::snprintf(line, sizeof line, "; measure %g workers to decide", q.next_measurement);
-                o << line;
-            }
-            o << "\n";
-        }
+        detail::table_prediction(o, prediction);
     } else if (!prediction.note.empty()) {
         o << "prediction: none (" << prediction.note << ")\n";
     }

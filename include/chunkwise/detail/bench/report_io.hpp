@@ -38,13 +38,96 @@ inline std::string csv_text(const std::string& s) {
 
 }  // namespace detail
 
+namespace detail {
+
+/// One point of the report as JSON (scaling.json's "points").
+inline void json_point(std::ostringstream& o, const scaling_point& p) {
+    using chunkwise::detail::json_number;
+    using chunkwise::detail::json_quote;
+    const auto null_or = [](double x) { return std::isnan(x) ? std::string("null") : json_number(x); };
+    const auto opt_number = [](double x) { return json_number(x); };
+    o << "    {\"workers\": " << p.workers << ", \"ranks\": " << p.ranks << ", \"threads\": " << p.threads
+      << ", \"hosts\": " << p.hosts << ", \"repeats\": " << p.samples.size()
+      << ",\n     \"seconds\": {\"mean\": " << json_number(p.mean) << ", \"std\": " << json_number(p.std)
+      << ", \"min\": " << json_number(p.min) << "}, \"interval\": "
+      << (std::isnan(p.interval_low) ? std::string("null")
+                                     : "[" + json_number(p.interval_low) + ", " + json_number(p.interval_high) + "]")
+      << ", \"stop\": " << json_quote(p.stop) << ", \"read_bandwidth\": " << null_or(p.read_bandwidth)
+      << ", \"core_hours\": " << null_or(p.core_hours) << ",\n     \"samples\": [";
+    for (std::size_t k = 0; k < p.samples.size(); ++k) o << (k ? ", " : "") << json_number(p.samples[k]);
+    o << "],\n     \"phases\": {\"read\": " << json_number(p.phases.read)
+      << ", \"compute\": " << json_number(p.phases.compute) << ", \"wait\": " << json_number(p.phases.wait)
+      << ", \"combine\": " << json_number(p.phases.combine) << ", \"other\": " << json_number(p.phases.other)
+      << ", \"lock\": " << json_number(p.phases.lock) << "},\n     \"per_rank\": [";
+    for (std::size_t k = 0; k < p.per_rank.size(); ++k) {
+        const rank_times& r = p.per_rank[k];
+        o << (k ? ", " : "") << "{\"rank\": " << r.rank << ", \"host\": " << json_quote(r.host)
+          << ", \"threads\": " << r.threads << ", \"busy\": " << json_number(r.busy)
+          << ", \"read\": " << json_number(r.read) << ", \"compute\": " << json_number(r.compute)
+          << ", \"wait\": " << json_number(r.wait) << ", \"combine\": " << json_number(r.combine)
+          << ", \"lock\": " << json_number(r.lock) << ", \"read_bytes\": " << json_number(r.read_bytes) << "}";
+    }
+    o << "],\n     \"per_host\": [";
+    for (std::size_t k = 0; k < p.per_host.size(); ++k) {
+        const host_times& h = p.per_host[k];
+        o << (k ? ", " : "") << "{\"host\": " << json_quote(h.host) << ", \"ranks\": " << h.ranks
+          << ", \"threads\": " << h.threads << ", \"busy\": " << json_number(h.busy)
+          << ", \"read_bytes\": " << json_number(h.read_bytes) << ", \"read\": " << json_number(h.read)
+          << ", \"slowest_rank\": " << h.slowest_rank << "}";
+    }
+    o << "],\n     \"slowest\": {\"rank\": " << p.slowest_rank << ", \"host\": " << json_quote(p.slowest_host)
+      << "}, \"imbalance\": " << json_number(p.imbalance)
+      << ",\n     \"lock_held_share\": " << json_number(p.lock_held_share)
+      << ", \"lock_bound\": {\"16\": " << json_number(p.lock_bound(16)) << ", \"64\": " << json_number(p.lock_bound(64))
+      << ", \"1024\": " << json_number(p.lock_bound(1024)) << "},\n     \"speedup\": " << opt_number(p.speedup)
+      << ", \"efficiency\": " << opt_number(p.efficiency) << ", \"karp_flatt\": " << opt_number(p.karp_flatt) << "}";
+}
+
+/// A fitted prediction as JSON (scaling.json's "prediction").
+inline void json_prediction(std::ostringstream& o, const prediction_report& q) {
+    using chunkwise::detail::json_number;
+    using chunkwise::detail::json_quote;
+    const auto null_or = [](double x) { return std::isnan(x) ? std::string("null") : json_number(x); };
+    const auto text_or_null = [](const std::string& t) { return t.empty() ? std::string("null") : json_quote(t); };
+    o << "{\"points\": [";
+    for (std::size_t i = 0; i < q.points.size(); ++i) {
+        o << (i ? ", " : "") << "{\"workers\": " << json_number(q.points[i].workers)
+          << ", \"seconds\": " << json_number(q.points[i].seconds)
+          << ", \"speedup\": " << json_number(q.points[i].speedup)
+          << ", \"efficiency\": " << json_number(q.points[i].efficiency)
+          << ", \"core_hours\": " << null_or(q.points[i].core_hours) << "}";
+    }
+    o << "],\n    \"chosen\": " << json_quote(q.chosen) << ", \"held_out_error\": " << null_or(q.held_out_error)
+      << ", \"confident\": " << (q.confident ? "true" : "false") << ", \"reason\": " << text_or_null(q.reason)
+      << ",\n    \"recommended_workers\": " << null_or(q.recommended) << ", \"range\": [" << json_number(q.range_low)
+      << ", " << json_number(q.range_high) << "], \"next_measurement\": " << null_or(q.next_measurement);
+    if (q.cores_per_node > 0) {
+        o << ", \"cores_per_node\": " << q.cores_per_node
+          << ", \"recommended_nodes\": " << null_or(q.recommended_nodes);
+    }
+    o << ",\n    \"knee\": " << json_number(q.knee) << ", \"break_even\": " << json_number(q.break_even)
+      << ", \"bandwidth\": " << text_or_null(q.bandwidth_note) << ", \"note\": " << json_quote(q.note)
+      << ",\n    \"fits\": {\"model\": {\"t_serial\": " << json_number(q.t_serial)
+      << ", \"work\": " << json_number(q.work) << ", \"bytes\": " << json_number(q.bytes)
+      << ", \"read_one\": " << json_number(q.read_one) << ", \"worker_bandwidth\": " << json_number(q.worker_bandwidth)
+      << ", \"shared_bandwidth\": " << json_number(q.shared_bandwidth) << ", \"comm\": " << json_number(q.comm)
+      << ", \"growth\": " << json_quote(q.growth) << ", \"error\": " << json_number(q.model_error)
+      << ", \"held_out_error\": " << null_or(q.model_held_out)
+      << "},\n             \"amdahl\": {\"serial_fraction\": " << json_number(q.amdahl.serial_fraction)
+      << ", \"t1\": " << json_number(q.amdahl.t1) << ", \"error\": " << json_number(q.amdahl.error)
+      << ", \"held_out_error\": " << null_or(q.amdahl_held_out) << ", \"at_bound\": " << text_or_null(q.amdahl.at_bound)
+      << "},\n             \"usl\": {\"sigma\": " << json_number(q.usl.sigma)
+      << ", \"kappa\": " << json_number(q.usl.kappa) << ", \"t1\": " << json_number(q.usl.t1)
+      << ", \"error\": " << json_number(q.usl.error) << ", \"held_out_error\": " << null_or(q.usl_held_out)
+      << ", \"at_bound\": " << text_or_null(q.usl.at_bound) << "}}}";
+}
+
+}  // namespace detail
+
 inline std::string scaling_report::json() const {
     using chunkwise::detail::json_number;
     using chunkwise::detail::json_quote;
-    auto opt_number = [](double x) { return json_number(x); };
     std::ostringstream o;
-    const auto null_or = [](double x) { return std::isnan(x) ? std::string("null") : json_number(x); };
-    const auto text_or_null = [](const std::string& t) { return t.empty() ? std::string("null") : json_quote(t); };
     o << "{\n  \"workload\": " << json_quote(workload) << ",\n  \"input\": " << json_quote(input)
       << ",\n  \"fingerprint\": {\"program\": " << json_quote(fingerprint.program)
       << ", \"workload\": " << json_quote(fingerprint.workload) << ", \"args\": " << json_quote(fingerprint.args)
@@ -62,43 +145,8 @@ inline std::string scaling_report::json() const {
       << ", \"probe\": " << json_quote(probe) << "},\n  \"points\": [";
     for (std::size_t i = 0; i < points.size(); ++i) {
         const scaling_point& p = points[i];
-        o << (i ? ",\n" : "\n") << "    {\"workers\": " << p.workers << ", \"ranks\": " << p.ranks
-          << ", \"threads\": " << p.threads << ", \"hosts\": " << p.hosts << ", \"repeats\": " << p.samples.size()
-          << ",\n     \"seconds\": {\"mean\": " << json_number(p.mean) << ", \"std\": " << json_number(p.std)
-          << ", \"min\": " << json_number(p.min) << "}, \"interval\": "
-          << (std::isnan(p.interval_low)
-                  ? std::string("null")
-                  : "[" + json_number(p.interval_low) + ", " + json_number(p.interval_high) + "]")
-          << ", \"stop\": " << json_quote(p.stop) << ", \"read_bandwidth\": " << null_or(p.read_bandwidth)
-          << ", \"core_hours\": " << null_or(p.core_hours) << ",\n     \"samples\": [";
-        for (std::size_t k = 0; k < p.samples.size(); ++k) o << (k ? ", " : "") << json_number(p.samples[k]);
-        o << "],\n     \"phases\": {\"read\": " << json_number(p.phases.read)
-          << ", \"compute\": " << json_number(p.phases.compute) << ", \"wait\": " << json_number(p.phases.wait)
-          << ", \"combine\": " << json_number(p.phases.combine) << ", \"other\": " << json_number(p.phases.other)
-          << ", \"lock\": " << json_number(p.phases.lock) << "},\n     \"per_rank\": [";
-        for (std::size_t k = 0; k < p.per_rank.size(); ++k) {
-            const rank_times& r = p.per_rank[k];
-            o << (k ? ", " : "") << "{\"rank\": " << r.rank << ", \"host\": " << json_quote(r.host)
-              << ", \"threads\": " << r.threads << ", \"busy\": " << json_number(r.busy)
-              << ", \"read\": " << json_number(r.read) << ", \"compute\": " << json_number(r.compute)
-              << ", \"wait\": " << json_number(r.wait) << ", \"combine\": " << json_number(r.combine)
-              << ", \"lock\": " << json_number(r.lock) << ", \"read_bytes\": " << json_number(r.read_bytes) << "}";
-        }
-        o << "],\n     \"per_host\": [";
-        for (std::size_t k = 0; k < p.per_host.size(); ++k) {
-            const host_times& h = p.per_host[k];
-            o << (k ? ", " : "") << "{\"host\": " << json_quote(h.host) << ", \"ranks\": " << h.ranks
-              << ", \"threads\": " << h.threads << ", \"busy\": " << json_number(h.busy)
-              << ", \"read_bytes\": " << json_number(h.read_bytes) << ", \"read\": " << json_number(h.read)
-              << ", \"slowest_rank\": " << h.slowest_rank << "}";
-        }
-        o << "],\n     \"slowest\": {\"rank\": " << p.slowest_rank << ", \"host\": " << json_quote(p.slowest_host)
-          << "}, \"imbalance\": " << json_number(p.imbalance)
-          << ",\n     \"lock_held_share\": " << json_number(p.lock_held_share)
-          << ", \"lock_bound\": {\"16\": " << json_number(p.lock_bound(16))
-          << ", \"64\": " << json_number(p.lock_bound(64)) << ", \"1024\": " << json_number(p.lock_bound(1024))
-          << "},\n     \"speedup\": " << opt_number(p.speedup) << ", \"efficiency\": " << opt_number(p.efficiency)
-          << ", \"karp_flatt\": " << opt_number(p.karp_flatt) << "}";
+        o << (i ? ",\n" : "\n");
+        detail::json_point(o, p);
     }
     o << "\n  ],\n  \"amdahl\": {\"serial_fraction\": "
       << (amdahl_fitted ? json_number(amdahl.serial_fraction) : "null")
@@ -110,40 +158,7 @@ inline std::string scaling_report::json() const {
     if (!q.fitted) {
         o << (q.note.empty() ? std::string("null") : "{\"note\": " + json_quote(q.note) + "}");
     } else {
-        o << "{\"points\": [";
-        for (std::size_t i = 0; i < q.points.size(); ++i) {
-            o << (i ? ", " : "") << "{\"workers\": " << json_number(q.points[i].workers)
-              << ", \"seconds\": " << json_number(q.points[i].seconds)
-              << ", \"speedup\": " << json_number(q.points[i].speedup)
-              << ", \"efficiency\": " << json_number(q.points[i].efficiency)
-              << ", \"core_hours\": " << null_or(q.points[i].core_hours) << "}";
-        }
-        o << "],\n    \"chosen\": " << json_quote(q.chosen) << ", \"held_out_error\": " << null_or(q.held_out_error)
-          << ", \"confident\": " << (q.confident ? "true" : "false") << ", \"reason\": " << text_or_null(q.reason)
-          << ",\n    \"recommended_workers\": " << null_or(q.recommended) << ", \"range\": ["
-          << json_number(q.range_low) << ", " << json_number(q.range_high)
-          << "], \"next_measurement\": " << null_or(q.next_measurement);
-        if (q.cores_per_node > 0) {
-            o << ", \"cores_per_node\": " << q.cores_per_node
-              << ", \"recommended_nodes\": " << null_or(q.recommended_nodes);
-        }
-        o << ",\n    \"knee\": " << json_number(q.knee) << ", \"break_even\": " << json_number(q.break_even)
-          << ", \"bandwidth\": " << text_or_null(q.bandwidth_note) << ", \"note\": " << json_quote(q.note)
-          << ",\n    \"fits\": {\"model\": {\"t_serial\": " << json_number(q.t_serial)
-          << ", \"work\": " << json_number(q.work) << ", \"bytes\": " << json_number(q.bytes)
-          << ", \"read_one\": " << json_number(q.read_one)
-          << ", \"worker_bandwidth\": " << json_number(q.worker_bandwidth)
-          << ", \"shared_bandwidth\": " << json_number(q.shared_bandwidth) << ", \"comm\": " << json_number(q.comm)
-          << ", \"growth\": " << json_quote(q.growth) << ", \"error\": " << json_number(q.model_error)
-          << ", \"held_out_error\": " << null_or(q.model_held_out)
-          << "},\n             \"amdahl\": {\"serial_fraction\": " << json_number(q.amdahl.serial_fraction)
-          << ", \"t1\": " << json_number(q.amdahl.t1) << ", \"error\": " << json_number(q.amdahl.error)
-          << ", \"held_out_error\": " << null_or(q.amdahl_held_out)
-          << ", \"at_bound\": " << text_or_null(q.amdahl.at_bound)
-          << "},\n             \"usl\": {\"sigma\": " << json_number(q.usl.sigma)
-          << ", \"kappa\": " << json_number(q.usl.kappa) << ", \"t1\": " << json_number(q.usl.t1)
-          << ", \"error\": " << json_number(q.usl.error) << ", \"held_out_error\": " << null_or(q.usl_held_out)
-          << ", \"at_bound\": " << text_or_null(q.usl.at_bound) << "}}}";
+        detail::json_prediction(o, q);
     }
     o << "\n}\n";
     return o.str();

@@ -1,8 +1,10 @@
 #pragma once
 // Internal: opening a dataset: the path checked group by group (naming what exists), the file
-// opened through the probe driver where it can be, the header read and checked (type, shape,
-// layout, fill value, filters), the chunk cache sized, the raw bytes' file descriptor found.
+// opened through the probe driver where it can be, the header read and checked (header.hpp:
+// type, shape, layout, fill value, filters), the chunk index found and the chunk cache sized, the
+// raw bytes' file descriptor found.
 #include <chunkwise/detail/hdf5/format/index_walk.hpp>
+#include <chunkwise/detail/hdf5/header.hpp>
 #include <chunkwise/detail/hdf5/state.hpp>
 
 #include <hdf5.h>
@@ -187,262 +189,110 @@ inline void learn_chunk_index(dataset_state& s) {
     if (index_walk_unused_because().empty()) s.index = std::move(ix);
 }
 
-/// The folders HDF5 searches for filter plugins, for messages ("HDF5_PLUGIN_PATH or ..."). Call
-/// with the lock held.
-inline std::string plugin_search_path() {
-    std::string path;
-    unsigned n = 0;
-    if (H5PLsize(&n) >= 0) {
-        for (unsigned i = 0; i < n; ++i) {
-            char dir[4096] = {};
-            if (H5PLget(i, dir, sizeof dir) > 0) path += (path.empty() ? "" : ":") + std::string(dir);
-        }
-    }
-    H5Eclear2(H5E_DEFAULT);
-    return path.empty() ? std::string("its default folder (HDF5_PLUGIN_PATH unset)") : path + " (HDF5_PLUGIN_PATH)";
-}
-
-inline std::shared_ptr<const dataset_state> open_dataset(const std::filesystem::path& file, const std::string& path) {
-    auto s = std::make_shared<dataset_state>();
-    s->file = file.string();
-    s->path = normalize_path(path);
+/// Opens s->file read-only: through the probe driver where it can, else HDF5's own driver.
+/// \throws h5::error naming the file where it is missing, a directory, or not HDF5
+inline void open_file(dataset_state& s, const std::filesystem::path& file) {
     std::error_code ec;
-    if (!std::filesystem::exists(file, ec)) s->fail("no such file");
-    if (std::filesystem::is_directory(file, ec)) s->fail("is a directory, not an HDF5 file");
-
-    library_lock lock;
+    if (!std::filesystem::exists(file, ec)) s.fail("no such file");
+    if (std::filesystem::is_directory(file, ec)) s.fail("is a directory, not an HDF5 file");
     std::string why;  // HDF5's reason, taken before closing anything clears it
     {
         handle fapl = probe_fapl();
-        s->file_h = handle(H5Fopen(s->file.c_str(), H5F_ACC_RDONLY, fapl.valid() ? fapl.get() : H5P_DEFAULT), H5Fclose);
-        if (!s->file_h.valid() && fapl.valid()) {
+        s.file_h = handle(H5Fopen(s.file.c_str(), H5F_ACC_RDONLY, fapl.valid() ? fapl.get() : H5P_DEFAULT), H5Fclose);
+        if (!s.file_h.valid() && fapl.valid()) {
             H5Eclear2(H5E_DEFAULT);  // HDF5's own driver may still open it (then no chunk probing)
-            s->file_h = handle(H5Fopen(s->file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
+            s.file_h = handle(H5Fopen(s.file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
         }
-        if (!s->file_h.valid()) why = last_error();
+        if (!s.file_h.valid()) why = last_error();
     }
-    if (!s->file_h.valid()) {
+    if (!s.file_h.valid()) {
         const auto bytes = std::filesystem::file_size(file, ec);
-        throw error(s->file, "",
+        throw error(s.file, "",
                     "cannot open as an HDF5 file (not HDF5, truncated or corrupted; " +
                         (ec ? std::string("size unknown") : std::to_string(bytes) + " bytes") + ")" +
                         (why.empty() ? std::string() : ": " + why));
     }
-    check_dataset_path(*s);
+}
 
+/// For a chunked dataset: where its chunks are (its index, or a listing made now), and a chunk
+/// cache for whatever H5Dread reads that holds one row of chunks, not 1 MiB.
+inline void prepare_chunked(dataset_state& s) {
+    s.probing = probed_file_of(s.dset_h.get()) != nullptr;
+    // Chunk locations from the file's own index where the reads can walk it; else (without
+    // the probe driver) from a listing made now, so that decodes_in_worker can say which
+    // path reads serve.
+    learn_chunk_index(s);
+    if (!s.index.usable() && !s.probing && s.decodable) s.list_all();
+    std::size_t chunks_per_row = 1;
+    for (std::size_t d = 1; d < s.dims.size(); ++d)
+        chunks_per_row = std::min<std::size_t>(chunks_per_row * s.grid[d], 1u << 20);
+    const std::size_t nbytes = std::clamp<std::size_t>(
+        std::min<std::size_t>(chunks_per_row, 4096) * std::min<std::size_t>(s.chunk_bytes, 1u << 28) * 2,
+        std::size_t{1} << 20, std::size_t{1} << 30);
+    handle dapl(H5Pcreate(H5P_DATASET_ACCESS), H5Pclose);
+    H5Pset_chunk_cache(dapl.get(), std::max<std::size_t>(521, std::min<std::size_t>(chunks_per_row, 1u << 16) * 20),
+                       nbytes, 1.0);
+    handle reopened(H5Dopen2(s.file_h.get(), s.path.c_str(), dapl.get()), H5Dclose);
+    if (reopened.valid()) s.dset_h = std::move(reopened);
+    H5Eclear2(H5E_DEFAULT);
+}
+
+/// For a contiguous dataset: the file descriptor its bytes are read from with pread, only where
+/// HDF5 itself would read them without complaint (inside its allocated space). Data said to lie
+/// outside it is corrupted: H5Dread then fails or not depending on what was read before, so
+/// chunkwise refuses every read of it. Without the probe driver: the file by the name HDF5 gives
+/// it, and HDF5's end of the allocated space (relative to the user block, as H5Dget_offset is
+/// not). An external link may lead to another file than s.file.
+inline void locate_contiguous(dataset_state& s, std::size_t total_bytes) {
+    haddr_t eoa = HADDR_UNDEF;
+    int fd = -1;
+    if (const probe_file* f = probed_file_of(s.dset_h.get())) {
+        eoa = f->eoa;
+        fd = f->fd;
+    } else {
+        handle fid(H5Iget_file_id(s.dset_h.get()), H5Fclose);
+        handle fcpl(fid.valid() ? H5Fget_create_plist(fid.get()) : H5I_INVALID_HID, H5Pclose);
+        hsize_t userblock = 0;
+        if (fcpl.valid() && H5Pget_userblock(fcpl.get(), &userblock) >= 0 && H5Fget_eoa(fid.get(), &eoa) >= 0 &&
+            eoa != HADDR_UNDEF && eoa <= std::numeric_limits<haddr_t>::max() - userblock) {
+            eoa += userblock;
+            fd = s.file_fd();
+        } else {
+            eoa = HADDR_UNDEF;
+        }
+        H5Eclear2(H5E_DEFAULT);
+    }
+    if (eoa != HADDR_UNDEF && fd >= 0) {
+        const bool inside = s.contiguous_address <= eoa && total_bytes <= eoa - s.contiguous_address;
+        s.storage_outside = !inside;
+        if (inside) s.contiguous_fd = ::fcntl(fd, F_DUPFD_CLOEXEC, 0);
+    }
+}
+
+/// Opens dataset `path` of `file` for reading: the file, the path checked, the dataset's header
+/// read and checked (detail/hdf5/header.hpp), where its bytes are.
+/// \throws h5::error naming the file and the dataset (h5::dataset's constructor lists them)
+inline std::shared_ptr<const dataset_state> open_dataset(const std::filesystem::path& file, const std::string& path) {
+    auto s = std::make_shared<dataset_state>();
+    s->file = file.string();
+    s->path = normalize_path(path);
+    library_lock lock;
+    open_file(*s, file);
+    check_dataset_path(*s);
     s->dset_h = handle(H5Dopen2(s->file_h.get(), s->path.c_str(), H5P_DEFAULT), H5Dclose);
     if (!s->dset_h.valid()) s->fail("cannot open the dataset: " + last_error());
     handle type(H5Dget_type(s->dset_h.get()), H5Tclose);
     handle space(H5Dget_space(s->dset_h.get()), H5Sclose);
     handle dcpl(H5Dget_create_plist(s->dset_h.get()), H5Pclose);
     if (!type.valid() || !space.valid() || !dcpl.valid()) s->fail("cannot read the dataset's header: " + last_error());
-    s->type = describe_type(type.get(), s->type_defect);
-    if (s->type.is_enum) {
-        s->stored_type = handle(H5Tget_super(type.get()), H5Tclose);
-    } else if (H5Tget_class(type.get()) == H5T_BITFIELD) {
-        s->stored_type = bitfield_as_integer(type.get());
-        if (!s->stored_type.valid() && s->type_defect.empty()) {
-            s->type_defect = "a bitfield of " + std::to_string(H5Tget_size(type.get())) + " bytes";
-        }
-    } else {
-        s->stored_type = handle(H5Tcopy(type.get()), H5Tclose);
-    }
-    s->file_type = handle(H5Tcopy(type.get()), H5Tclose);
-    if (H5Tget_class(type.get()) == H5T_VLEN) {
-        handle base(H5Tget_super(type.get()), H5Tclose);
-        std::string base_defect;
-        if (base.valid()) s->ragged_base = describe_type(base.get(), base_defect);
-        // Enums (h5py's bool among them) are read as their base integers, as h5py reads them.
-        s->ragged = base.valid() && base_defect.empty() && s->ragged_base.numeric;
-        if (base.valid()) s->type.text += " of " + s->ragged_base.text;
-        H5Eclear2(H5E_DEFAULT);
-    }
-
-    if (H5Sget_simple_extent_type(space.get()) == H5S_NULL) s->fail("has a null dataspace: it holds no values");
-    const int rank = H5Sget_simple_extent_ndims(space.get());
-    if (rank < 0) s->fail("cannot read the dataspace: " + last_error());
-    if (rank == 0) s->fail("is a scalar dataset; chunkwise reads arrays of rank 1 or more");
-    std::vector<hsize_t> dims(static_cast<std::size_t>(rank));
-    H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr);
-    for (hsize_t d : dims) {
-        if (d > std::numeric_limits<std::size_t>::max()) s->fail("is too large: an axis exceeds size_t");
-    }
-    s->dims.assign(dims.begin(), dims.end());
-    // Every element count and byte count a read can compute must fit in size_t (as h5py refuses).
-    std::size_t total = 0, total_bytes = 0;
-    const std::size_t element_bytes = std::max<std::size_t>(s->type.size, H5Tget_size(type.get()));
-    s->element_bytes = element_bytes;
-    if (!checked_product(s->dims, total) ||
-        __builtin_mul_overflow(total, std::max<std::size_t>(element_bytes, 1), &total_bytes) ||
-        total_bytes > static_cast<std::size_t>(std::numeric_limits<std::ptrdiff_t>::max())) {
-        s->fail("is too large: shape " + shape_text(s->dims) + " of " + std::to_string(element_bytes) +
-                "-byte elements does not fit in this machine's address space");
-    }
-    if (!checked_product(s->dims, s->row_elements, 1) ||
-        s->row_elements > std::numeric_limits<std::size_t>::max() / std::max<std::size_t>(element_bytes, 1)) {
-        s->fail("is too large: a row of shape " + shape_text(s->dims) +
-                " does not fit in this machine's address space");
-    }
-
-    const H5D_layout_t layout = H5Pget_layout(dcpl.get());
-    if (layout == H5D_CHUNKED) {
-        std::vector<hsize_t> chunk(static_cast<std::size_t>(rank));
-        if (H5Pget_chunk(dcpl.get(), rank, chunk.data()) != rank)
-            s->fail("cannot read the chunk shape: " + last_error());
-        s->chunk.assign(chunk.begin(), chunk.end());
-        std::size_t chunk_elements = 0;
-        if (std::find(s->chunk.begin(), s->chunk.end(), 0) != s->chunk.end() ||
-            !checked_product(s->chunk, chunk_elements) ||
-            __builtin_mul_overflow(chunk_elements, std::max<std::size_t>(element_bytes, 1), &s->chunk_bytes)) {
-            s->fail("has an impossible chunk shape " + shape_text(s->chunk) + " (corrupted?)");
-        }
-        s->chunk_elements = chunk_elements;
-        s->layout = storage::chunked;
-        s->grid.resize(s->dims.size());
-        std::uint64_t count = 1;  // saturates: beyond 2^64 chunks nothing is cached anyway
-        for (std::size_t d = 0; d < s->dims.size(); ++d) {
-            s->grid[d] = s->dims[d] / s->chunk[d] + (s->dims[d] % s->chunk[d] != 0 ? 1 : 0);
-            if (__builtin_mul_overflow(count, static_cast<std::uint64_t>(s->grid[d]), &count)) {
-                count = std::numeric_limits<std::uint64_t>::max();
-            }
-        }
-        s->total_chunks = count;
-        if (s->total_chunks <= (std::uint64_t{1} << 32)) {
-            s->pages.resize(
-                static_cast<std::size_t>((s->total_chunks + dataset_state::page_size - 1) / dataset_state::page_size));
-        }
-    } else if (layout == H5D_CONTIGUOUS && H5Pget_external_count(dcpl.get()) == 0) {
-        s->layout = storage::contiguous;
-        s->contiguous_address = H5Dget_offset(s->dset_h.get());  // undefined until written
-        H5Eclear2(H5E_DEFAULT);
-    }
-
-    // Chunks never written read as the fill value, except where HDF5 leaves the reader's buffer
-    // as it was (fill time "never", or no fill value): chunkwise then gives 0.
-    // Where HDF5 cannot even say whether there is a fill value, its message is damaged (and
-    // H5Pget_fill_value crashes HDF5 1.10 on some such files): never ask for it then.
-    H5D_fill_time_t fill_time = H5D_FILL_TIME_IFSET;
-    H5D_fill_value_t fill_status = H5D_FILL_VALUE_DEFAULT;
-    if (H5Pget_fill_time(dcpl.get(), &fill_time) >= 0 && H5Pfill_value_defined(dcpl.get(), &fill_status) >= 0) {
-        s->writes_fill = fill_time != H5D_FILL_TIME_NEVER && fill_status != H5D_FILL_VALUE_UNDEFINED;
-    } else {
-        s->fill_defect = "HDF5 cannot read its fill value message: " + last_error();
-    }
-    H5Eclear2(H5E_DEFAULT);
-
-    const int nfilters = H5Pget_nfilters(dcpl.get());
-    if (nfilters < 0) s->fail("cannot read the filter pipeline: " + last_error());
-    s->decodable = true;
-    for (int i = 0; i < nfilters; ++i) {
-        unsigned flags = 0;
-        std::vector<unsigned> values(16);
-        std::size_t nvalues = values.size();
-        char name[256] = {};
-        H5Z_filter_t id = H5Pget_filter2(dcpl.get(), static_cast<unsigned>(i), &flags, &nvalues, values.data(),
-                                         sizeof name, name, nullptr);
-        if (id >= 0 && nvalues > values.size() && nvalues <= 4096) {  // more parameters than room: again
-            values.resize(nvalues);
-            id = H5Pget_filter2(dcpl.get(), static_cast<unsigned>(i), &flags, &nvalues, values.data(), sizeof name,
-                                name, nullptr);
-        }
-        if (id < 0) s->fail("cannot read filter " + std::to_string(i) + " of the pipeline: " + last_error());
-        values.resize(std::min(nvalues, values.size()));
-        filter_step step;
-        step.id = static_cast<int>(id);
-        step.cd = std::move(values);
-        step.name = filter_name(step.id);
-        // The filters chunkwise decodes (filters/table.hpp), where it accepts their parameters;
-        // any other makes HDF5 decode the dataset (which checks the same parameters).
-        const codec* c = find_codec(step.id);
-        const std::string refused = c == nullptr ? std::string("no decoder in chunkwise") : c->accepts(step.cd);
-        // Else (or first, where CHUNKWISE_HDF5_PLUGIN_FIRST asks) an installed plugin shown to be
-        // safe in the worker (filters/plugin.hpp).
-        if (!refused.empty() || plugin_first(step.id)) step.plugin = worker_plugin(step.id);
-        if (step.plugin != nullptr) {
-            step.decoder = nullptr;
-        } else if (refused.empty()) {
-            step.decoder = c;
-        } else {
-            s->decodable = false;
-            // ... and where HDF5 cannot decode it either, reads fail naming the plugin to install.
-            if (H5Zfilter_avail(id) <= 0 && s->missing_filter.empty()) {
-                const std::string provider = filter_provider(step.id);
-                s->missing_filter = "needs HDF5 filter " + std::to_string(step.id) + " (" + step.name +
-                                    "), which neither chunkwise (" + refused +
-                                    ") nor this HDF5 can decode: its plugin is "
-                                    "not installed" +
-                                    (provider.empty() ? std::string() : " (" + provider + ")") +
-                                    "; HDF5 looks for plugins in " + plugin_search_path();
-            }
-        }
-        s->filter_names.push_back(step.name);
-        s->filters.push_back(std::move(step));
-    }
-    H5Eclear2(H5E_DEFAULT);
-    // Each stage's bound: the codec's worst case of what the stages before it make (filters
-    // decoded by a plugin or by HDF5 use their codec's bound where chunkwise has one).
-    s->stage_bound.assign(1, s->chunk_bytes);
-    for (const filter_step& f : s->filters) {
-        const codec* c = find_codec(f.id);
-        const std::size_t before = s->stage_bound.back();
-        s->stage_bound.push_back(c == nullptr || c->max_encoded == nullptr || before == unbounded
-                                     ? unbounded
-                                     : c->max_encoded(f.cd, before));
-    }
-
+    read_element_type(*s, type.get());
+    const std::size_t total_bytes = read_extent(*s, space.get(), type.get());
+    read_layout(*s, dcpl.get());
+    read_fill(*s, dcpl.get());
+    read_filters(*s, dcpl.get());
     s->dcpl_h = std::move(dcpl);
-    if (s->layout == storage::chunked) {
-        s->probing = probed_file_of(s->dset_h.get()) != nullptr;
-        // Chunk locations from the file's own index where the reads can walk it; else (without
-        // the probe driver) from a listing made now, so that decodes_in_worker can say which
-        // path reads serve.
-        learn_chunk_index(*s);
-        if (!s->index.usable() && !s->probing && s->decodable) s->list_all();
-        // Whatever H5Dread reads gets a chunk cache that holds one row of chunks, not 1 MiB.
-        std::size_t chunks_per_row = 1;
-        for (std::size_t d = 1; d < s->dims.size(); ++d)
-            chunks_per_row = std::min<std::size_t>(chunks_per_row * s->grid[d], 1u << 20);
-        const std::size_t nbytes = std::clamp<std::size_t>(
-            std::min<std::size_t>(chunks_per_row, 4096) * std::min<std::size_t>(s->chunk_bytes, 1u << 28) * 2,
-            std::size_t{1} << 20, std::size_t{1} << 30);
-        handle dapl(H5Pcreate(H5P_DATASET_ACCESS), H5Pclose);
-        H5Pset_chunk_cache(dapl.get(), std::max<std::size_t>(521, std::min<std::size_t>(chunks_per_row, 1u << 16) * 20),
-                           nbytes, 1.0);
-        handle reopened(H5Dopen2(s->file_h.get(), s->path.c_str(), dapl.get()), H5Dclose);
-        if (reopened.valid()) s->dset_h = std::move(reopened);
-        H5Eclear2(H5E_DEFAULT);
-    }
-    if (s->layout == storage::contiguous && s->contiguous_address != HADDR_UNDEF) {
-        // pread from the file the dataset lives in (an external link may lead to another), only
-        // where HDF5 itself would read these bytes without complaint (inside its allocated space).
-        // Data said to lie outside it is corrupted: H5Dread then fails or not depending on what
-        // was read before, so chunkwise refuses every read of it.
-        // Without the probe driver: the file by the name HDF5 gives it, and HDF5's end of the
-        // allocated space (relative to the user block, as H5Dget_offset is not).
-        haddr_t eoa = HADDR_UNDEF;
-        int fd = -1;
-        if (const probe_file* f = probed_file_of(s->dset_h.get())) {
-            eoa = f->eoa;
-            fd = f->fd;
-        } else {
-            handle fid(H5Iget_file_id(s->dset_h.get()), H5Fclose);
-            handle fcpl(fid.valid() ? H5Fget_create_plist(fid.get()) : H5I_INVALID_HID, H5Pclose);
-            hsize_t userblock = 0;
-            if (fcpl.valid() && H5Pget_userblock(fcpl.get(), &userblock) >= 0 && H5Fget_eoa(fid.get(), &eoa) >= 0 &&
-                eoa != HADDR_UNDEF && eoa <= std::numeric_limits<haddr_t>::max() - userblock) {
-                eoa += userblock;
-                fd = s->file_fd();
-            } else {
-                eoa = HADDR_UNDEF;
-            }
-            H5Eclear2(H5E_DEFAULT);
-        }
-        if (eoa != HADDR_UNDEF && fd >= 0) {
-            const bool inside = s->contiguous_address <= eoa && total_bytes <= eoa - s->contiguous_address;
-            s->storage_outside = !inside;
-            if (inside) s->contiguous_fd = ::fcntl(fd, F_DUPFD_CLOEXEC, 0);
-        }
-    }
+    if (s->layout == storage::chunked) prepare_chunked(*s);
+    if (s->layout == storage::contiguous && s->contiguous_address != HADDR_UNDEF) locate_contiguous(*s, total_bytes);
     return s;
 }
 

@@ -88,181 +88,230 @@ std::vector<R> unpack_bytes(const std::vector<char>& bytes, const std::vector<st
     return out;
 }
 
+/// The number of values without state (std::monostate of void block functions) every rank holds,
+/// in total, on root: only their counts travel. Collective.
+inline std::uint64_t gather_stateless_count(const boost::mpi::communicator& comm, std::size_t mine, int root,
+                                            const std::vector<std::uint64_t>* known_counts) {
+    std::uint64_t total = 0;
+    if (known_counts != nullptr) {
+        for (std::uint64_t c : *known_counts) total += c;
+        return total;
+    }
+    const std::uint64_t count = mine;
+    std::vector<std::uint64_t> counts(comm.rank() == root ? static_cast<std::size_t>(comm.size()) : 0);
+    check_mpi(MPI_Gather(&count, 1, mpi_type<std::uint64_t>(), counts.data(), 1, mpi_type<std::uint64_t>(), root, comm),
+              "MPI_Gather of counts");
+    for (std::uint64_t c : counts) total += c;
+    return total;
+}
+
+/// A gather of values that travel as their own elements (value_codec<R>::raw): headers first,
+/// then root allocates every value and receives each rank's elements straight into it where that
+/// rank holds one value (the common case of one block per rank), else into a buffer it splits.
+/// Root's own values are moved. Every receiving value and buffer is allocated (and every shape
+/// checked) before any element travels. Each step is collective.
+template <class R>
+class raw_gather {
+public:
+    using codec = value_codec<R>;
+    using element = typename codec::element;
+
+    raw_gather(const boost::mpi::communicator& comm, std::vector<R>& values, int root)
+            : comm_(comm), values_(values), root_(root), rank_(comm.rank()), size_(comm.size()) {}
+
+    std::vector<R> run(const std::vector<std::uint64_t>* known_counts) {
+        exchange_headers(known_counts);
+        settle(comm_, attempt(rank_, "transfer", [&] { allocate(); }), "allocating what it receives failed");
+        transfer();
+        std::string decoded;
+        if (rank_ == root_) decoded = attempt(rank_, "deserialize", [&] { split_buffers(); });
+        settle_root(comm_, rank_, root_, decoded, "decoding the results failed");
+        return std::move(out_);
+    }
+
+private:
+    // Every value's header (sizes, shapes) and every rank's number of values, on root.
+    void exchange_headers(const std::vector<std::uint64_t>* known_counts) {
+        std::vector<std::uint64_t> header;
+        settle(comm_,
+               attempt(rank_, "serialize",
+                       [&] {
+                           for (const R& v : values_) codec::header(v, header);
+                       }),
+               "encoding a result failed");
+        if (known_counts != nullptr) {
+            value_counts_ = *known_counts;
+        } else {
+            const std::uint64_t my_values = values_.size();
+            value_counts_.assign(rank_ == root_ ? static_cast<std::size_t>(size_) : 0, 0);
+            check_mpi(MPI_Gather(&my_values, 1, mpi_type<std::uint64_t>(), value_counts_.data(), 1,
+                                 mpi_type<std::uint64_t>(), root_, comm_),
+                      "MPI_Gather of value counts");
+        }
+        std::vector<std::uint64_t> known_header_counts, header_counts;
+        if (known_counts != nullptr && codec::fixed_header > 0) {
+            for (std::uint64_t c : *known_counts) known_header_counts.push_back(c * codec::fixed_header);
+        }
+        headers_ = gather_raw<std::uint64_t>(comm_, header, root_, header_counts,
+                                             known_header_counts.empty() ? nullptr : &known_header_counts);
+    }
+
+    // Root: every value made from its header (its own moved), a buffer for each rank sending more
+    // than one. Elsewhere: what this rank sends.
+    void allocate() {
+        if (rank_ != root_) {
+            if (values_.size() == 1) {
+                send_ = codec::elements(values_.front());
+                return;
+            }
+            for (const R& v : values_) {
+                const auto e = codec::elements(v);
+                flat_.insert(flat_.end(), e.begin(), e.end());
+            }
+            send_ = flat_;
+            return;
+        }
+        buffers_.resize(static_cast<std::size_t>(size_));
+        spans_.resize(static_cast<std::size_t>(size_));
+        const std::uint64_t* h = headers_.data();
+        for (int r = 0; r < size_; ++r) {
+            const std::size_t count = static_cast<std::size_t>(value_counts_[static_cast<std::size_t>(r)]);
+            spans_[static_cast<std::size_t>(r)] = {out_.size(), count};
+            if (r == root_) {
+                for (std::size_t k = 0; k < count; ++k) {
+                    codec::skip(h);
+                    out_.push_back(std::move(values_[k]));
+                }
+                continue;
+            }
+            std::size_t elements = 0;
+            for (std::size_t k = 0; k < count; ++k) {
+                out_.push_back(codec::make(h));
+                elements += codec::elements(out_.back()).size();
+            }
+            if (count > 1) buffers_[static_cast<std::size_t>(r)].resize(elements);
+        }
+    }
+
+    // The elements, in messages of at most max_message_bytes: root receives from every rank.
+    void transfer() {
+        const std::size_t limit = std::max<std::size_t>(1, max_message_bytes / sizeof(element));
+        constexpr int tag = 0x6378;
+        if (rank_ != root_) {
+            for (std::size_t off = 0; off < send_.size(); off += limit) {
+                check_mpi(MPI_Send(send_.data() + off, static_cast<int>(std::min(limit, send_.size() - off)),
+                                   mpi_type<element>(), root_, tag, comm_),
+                          "MPI_Send");
+            }
+            return;
+        }
+        std::vector<MPI_Request> requests;
+        for (int r = 0; r < size_; ++r) {
+            if (r == root_) continue;
+            const auto [first, count] = spans_[static_cast<std::size_t>(r)];
+            if (count == 0) continue;
+            std::size_t elements = 0;
+            for (std::size_t k = first; k < first + count; ++k) elements += codec::elements(out_[k]).size();
+            element* dest = count == 1 ? codec::data(out_[first]) : buffers_[static_cast<std::size_t>(r)].data();
+            for (std::size_t off = 0; off < elements; off += limit) {
+                MPI_Request req;
+                check_mpi(MPI_Irecv(dest + off, static_cast<int>(std::min(limit, elements - off)), mpi_type<element>(),
+                                    r, tag, comm_, &req),
+                          "MPI_Irecv");
+                requests.push_back(req);
+            }
+        }
+        check_mpi(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+    }
+
+    // Root: each buffer's elements split among the values of its rank.
+    void split_buffers() {
+        for (int r = 0; r < size_; ++r) {
+            const auto& buffer = buffers_[static_cast<std::size_t>(r)];
+            if (buffer.empty()) continue;
+            const element* d = buffer.data();
+            const auto [first, count] = spans_[static_cast<std::size_t>(r)];
+            for (std::size_t k = first; k < first + count; ++k) {
+                const std::size_t len = codec::elements(out_[k]).size();
+                std::copy(d, d + len, codec::data(out_[k]));
+                d += len;
+            }
+        }
+    }
+
+    const boost::mpi::communicator& comm_;
+    std::vector<R>& values_;
+    int root_, rank_, size_;
+    std::vector<R> out_;
+    std::vector<std::uint64_t> value_counts_, headers_;
+    std::vector<std::vector<element>> buffers_;
+    std::vector<std::pair<std::size_t, std::size_t>> spans_;  // on root: the values of each rank
+    std::vector<element> flat_;                               // elsewhere: what this rank sends
+    std::span<const element> send_;
+};
+
+/// A gather of values that write their own bytes (byte_codable): the bytes and each value's
+/// length travel raw. Collective.
+template <class R>
+std::vector<R> gather_byte_codable(const boost::mpi::communicator& comm, std::vector<R>& values, int root) {
+    const int rank = comm.rank();
+    std::vector<char> bytes;
+    std::vector<std::uint64_t> lengths;
+    settle(comm, attempt(rank, "serialize", [&] { pack_bytes(values, bytes, lengths); }),
+           "serializing a result failed");
+    std::vector<std::uint64_t> length_counts, byte_counts;
+    const auto all_lengths = gather_raw<std::uint64_t>(comm, lengths, root, length_counts);
+    const auto all_bytes = gather_raw<char>(comm, bytes, root, byte_counts);
+    std::vector<R> out;
+    std::string decoded;
+    if (rank == root) decoded = attempt(rank, "deserialize", [&] { out = unpack_bytes<R>(all_bytes, all_lengths); });
+    settle_root(comm, rank, root, decoded, "deserializing a result failed");
+    return out;
+}
+
+/// A gather of serialized values: every rank packs its values into bytes (Boost.Serialization);
+/// the bytes travel raw (split above INT_MAX); root unpacks each rank's part. Collective.
+template <class R>
+std::vector<R> gather_serialized(const boost::mpi::communicator& comm, std::vector<R>& values, int root) {
+    const int rank = comm.rank();
+    std::vector<char> bytes;
+    settle(comm, attempt(rank, "serialize", [&] { bytes = pack_values(comm, values); }), "serializing a result failed");
+    std::vector<std::uint64_t> counts;
+    const std::vector<char> all = gather_raw<char>(comm, bytes, root, counts);
+    std::vector<R> out;
+    std::string unpacked;
+    if (rank == root) {
+        unpacked = attempt(rank, "deserialize", [&] {
+            std::size_t at = 0;
+            for (std::uint64_t count : counts) {
+                std::vector<R> part = unpack_values<R>(comm, all.data() + at, static_cast<std::size_t>(count));
+                for (auto& v : part) out.push_back(std::move(v));
+                at += static_cast<std::size_t>(count);
+            }
+        });
+    }
+    settle_root(comm, rank, root, unpacked, "deserializing a result failed");
+    return out;
+}
+
 /// Every rank's values on root, concatenated in rank order; empty elsewhere. Where every rank
 /// knows every rank's number of values, pass them as `known_counts`. Collective.
 template <class R>
 std::vector<R> gather_values(const boost::mpi::communicator& comm, std::vector<R>& values, int root,
                              const std::vector<std::uint64_t>* known_counts = nullptr) {
-    const int size = comm.size(), rank = comm.rank();
-    std::vector<R> out;
     if constexpr (std::is_empty_v<R> && std::is_default_constructible_v<R>) {
-        // Values without state (std::monostate of void block functions): only their counts travel.
-        std::uint64_t total = 0;
-        if (known_counts != nullptr) {
-            for (std::uint64_t c : *known_counts) total += c;
-        } else {
-            const std::uint64_t mine = values.size();
-            std::vector<std::uint64_t> counts(rank == root ? static_cast<std::size_t>(size) : 0);
-            check_mpi(MPI_Gather(&mine, 1, mpi_type<std::uint64_t>(), counts.data(), 1, mpi_type<std::uint64_t>(), root,
-                                 comm),
-                      "MPI_Gather of counts");
-            for (std::uint64_t c : counts) total += c;
-        }
-        if (rank == root) out.resize(static_cast<std::size_t>(total));
+        const std::uint64_t total = gather_stateless_count(comm, values.size(), root, known_counts);
+        return std::vector<R>(comm.rank() == root ? static_cast<std::size_t>(total) : 0);
     } else if constexpr (plain_arithmetic<R>) {
         std::vector<std::uint64_t> counts;
-        out = gather_raw<R>(comm, values, root, counts, known_counts);
+        return gather_raw<R>(comm, values, root, counts, known_counts);
     } else if constexpr (value_codec<R>::raw) {
-        // Headers (sizes, shapes) first; root then allocates every value and receives each
-        // rank's elements straight into it where that rank holds one value (the common case of
-        // one block per rank), else into a buffer it splits. Root's own values are moved.
-        using codec = value_codec<R>;
-        using element = typename codec::element;
-        std::vector<std::uint64_t> header;
-        settle(comm,
-               attempt(rank, "serialize",
-                       [&] {
-                           for (const R& v : values) codec::header(v, header);
-                       }),
-               "encoding a result failed");
-        std::vector<std::uint64_t> header_counts, value_counts;
-        if (known_counts != nullptr) {
-            value_counts = *known_counts;
-        } else {
-            const std::uint64_t my_values = values.size();
-            value_counts.assign(rank == root ? static_cast<std::size_t>(size) : 0, 0);
-            check_mpi(MPI_Gather(&my_values, 1, mpi_type<std::uint64_t>(), value_counts.data(), 1,
-                                 mpi_type<std::uint64_t>(), root, comm),
-                      "MPI_Gather of value counts");
-        }
-        std::vector<std::uint64_t> known_header_counts;
-        if (known_counts != nullptr && codec::fixed_header > 0) {
-            for (std::uint64_t c : *known_counts) known_header_counts.push_back(c * codec::fixed_header);
-        }
-        const auto all_headers = gather_raw<std::uint64_t>(
-            comm, header, root, header_counts, known_header_counts.empty() ? nullptr : &known_header_counts);
-        const std::size_t limit_elems = std::max<std::size_t>(1, max_message_bytes / sizeof(element));
-        constexpr int tag = 0x6378;
-        std::vector<std::vector<element>> buffers;
-        std::vector<std::pair<std::size_t, std::size_t>> spans;  // on root: the values of each rank
-        std::vector<element> flat;                               // elsewhere: what this rank sends
-        std::span<const element> send;
-        // Every receiving value and buffer is allocated (and every shape checked) before any
-        // element travels.
-        settle(comm,
-               attempt(rank, "transfer",
-                       [&] {
-                           if (rank == root) {
-                               buffers.resize(static_cast<std::size_t>(size));
-                               spans.resize(static_cast<std::size_t>(size));
-                               const std::uint64_t* h = all_headers.data();
-                               for (int r = 0; r < size; ++r) {
-                                   const std::size_t count =
-                                       static_cast<std::size_t>(value_counts[static_cast<std::size_t>(r)]);
-                                   spans[static_cast<std::size_t>(r)] = {out.size(), count};
-                                   if (r == root) {
-                                       for (std::size_t k = 0; k < count; ++k) {
-                                           codec::skip(h);
-                                           out.push_back(std::move(values[k]));
-                                       }
-                                       continue;
-                                   }
-                                   std::size_t elements = 0;
-                                   for (std::size_t k = 0; k < count; ++k) {
-                                       out.push_back(codec::make(h));
-                                       elements += codec::elements(out.back()).size();
-                                   }
-                                   if (count > 1) buffers[static_cast<std::size_t>(r)].resize(elements);
-                               }
-                           } else if (values.size() == 1) {
-                               send = codec::elements(values.front());
-                           } else {
-                               for (const R& v : values) {
-                                   const auto e = codec::elements(v);
-                                   flat.insert(flat.end(), e.begin(), e.end());
-                               }
-                               send = flat;
-                           }
-                       }),
-               "allocating what it receives failed");
-        if (rank == root) {
-            std::vector<MPI_Request> requests;
-            for (int r = 0; r < size; ++r) {
-                if (r == root) continue;
-                const auto [first, count] = spans[static_cast<std::size_t>(r)];
-                if (count == 0) continue;
-                std::size_t elements = 0;
-                for (std::size_t k = first; k < first + count; ++k) elements += codec::elements(out[k]).size();
-                element* dest = count == 1 ? codec::data(out[first]) : buffers[static_cast<std::size_t>(r)].data();
-                for (std::size_t off = 0; off < elements; off += limit_elems) {
-                    MPI_Request req;
-                    check_mpi(MPI_Irecv(dest + off, static_cast<int>(std::min(limit_elems, elements - off)),
-                                        mpi_type<element>(), r, tag, comm, &req),
-                              "MPI_Irecv");
-                    requests.push_back(req);
-                }
-            }
-            check_mpi(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE),
-                      "MPI_Waitall");
-        } else {
-            for (std::size_t off = 0; off < send.size(); off += limit_elems) {
-                check_mpi(MPI_Send(send.data() + off, static_cast<int>(std::min(limit_elems, send.size() - off)),
-                                   mpi_type<element>(), root, tag, comm),
-                          "MPI_Send");
-            }
-        }
-        std::string decoded;
-        if (rank == root) {
-            decoded = attempt(rank, "deserialize", [&] {
-                for (int r = 0; r < size; ++r) {
-                    const auto& buffer = buffers[static_cast<std::size_t>(r)];
-                    if (buffer.empty()) continue;
-                    const element* d = buffer.data();
-                    const auto [first, count] = spans[static_cast<std::size_t>(r)];
-                    for (std::size_t k = first; k < first + count; ++k) {
-                        const std::size_t len = codec::elements(out[k]).size();
-                        std::copy(d, d + len, codec::data(out[k]));
-                        d += len;
-                    }
-                }
-            });
-        }
-        settle_root(comm, rank, root, decoded, "decoding the results failed");
+        return raw_gather<R>(comm, values, root).run(known_counts);
     } else if constexpr (chunkwise::byte_codable<R>) {
-        // Types that write their own bytes: the bytes and each value's length travel raw.
-        std::vector<char> bytes;
-        std::vector<std::uint64_t> lengths;
-        settle(comm, attempt(rank, "serialize", [&] { pack_bytes(values, bytes, lengths); }),
-               "serializing a result failed");
-        std::vector<std::uint64_t> length_counts, byte_counts;
-        const auto all_lengths = gather_raw<std::uint64_t>(comm, lengths, root, length_counts);
-        const auto all_bytes = gather_raw<char>(comm, bytes, root, byte_counts);
-        std::string decoded;
-        if (rank == root)
-            decoded = attempt(rank, "deserialize", [&] { out = unpack_bytes<R>(all_bytes, all_lengths); });
-        settle_root(comm, rank, root, decoded, "deserializing a result failed");
+        return gather_byte_codable<R>(comm, values, root);
     } else {
-        // Serialized: every rank packs its values into bytes; the bytes travel raw (split above
-        // INT_MAX); the root unpacks each rank's part.
-        std::vector<char> bytes;
-        settle(comm, attempt(rank, "serialize", [&] { bytes = pack_values(comm, values); }),
-               "serializing a result failed");
-        std::vector<std::uint64_t> counts;
-        const std::vector<char> all = gather_raw<char>(comm, bytes, root, counts);
-        std::string unpacked;
-        if (rank == root) {
-            unpacked = attempt(rank, "deserialize", [&] {
-                std::size_t at = 0;
-                for (std::uint64_t count : counts) {
-                    std::vector<R> part = unpack_values<R>(comm, all.data() + at, static_cast<std::size_t>(count));
-                    for (auto& v : part) out.push_back(std::move(v));
-                    at += static_cast<std::size_t>(count);
-                }
-            });
-        }
-        settle_root(comm, rank, root, unpacked, "deserializing a result failed");
+        return gather_serialized<R>(comm, values, root);
     }
-    return out;
 }
 
 /// Every rank's (key, value) pairs on root, concatenated in rank order; empty elsewhere.

@@ -18,7 +18,7 @@
 // outside the file's allocated space, a damaged fill value) is an h5::error. So every read gives
 // what H5Dread gives, or an h5::error.
 #include <chunkwise/detail/hdf5/read/bytes.hpp>
-#include <chunkwise/detail/hdf5/read/chunked.hpp>
+#include <chunkwise/detail/hdf5/read/run_plan.hpp>
 #include <chunkwise/detail/hdf5/read/copy.hpp>
 #include <chunkwise/detail/hdf5/read/fallback.hpp>
 #include <chunkwise/detail/hdf5/state.hpp>
