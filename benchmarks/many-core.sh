@@ -37,7 +37,12 @@ atoms=111815
 first_rows=100000
 json=""
 extra=()
-usage() { sed -n '5,7p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+# usage 0: asked for (--help: the usage on standard output, exit 0); usage: a mistake (exit 2).
+usage() {
+    if [ "${1:-2}" = 0 ]; then sed -n '5,7p' "$0" | sed 's/^# \{0,1\}//'; exit 0; fi
+    sed -n '5,7p' "$0" | sed 's/^# \{0,1\}//' >&2
+    exit 2
+}
 while [ $# -gt 0 ]; do
     case "$1" in
         --bench) bench="${2:?--bench needs a program}"; shift 2 ;;
@@ -49,7 +54,7 @@ while [ $# -gt 0 ]; do
         --first-rows) first_rows="${2:?--first-rows needs a count}"; shift 2 ;;
         --json) json="${2:?--json needs a file}"; shift 2 ;;
         --no-h5py) extra+=(--no-h5py); shift ;;
-        -h|--help) usage ;;
+        -h|--help) usage 0 ;;
         *) echo "many-core.sh: unknown argument '$1'" >&2; usage ;;
     esac
 done

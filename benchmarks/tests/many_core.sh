@@ -32,6 +32,13 @@ expect "--frames: 'many' is not a positive count" bash "$suite" --bench "$bench"
 expect "too little space in '$tmp/x': the files take up to [0-9]+ MiB" bash "$suite" --bench "$bench" --frames 100000000 --dir "$tmp/x"
 expect "unknown argument '--colour'" bash "$suite" --colour
 if ls "$tmp/x"/*.h5 > /dev/null 2>&1; then echo "FAILED: bad input wrote files"; status=1; fi
+# Help is asked for, not a mistake: the usage on standard output, exit 0.
+help=$(bash "$suite" --help 2>/dev/null); rc=$?
+if ((rc == 0)) && grep -q "many-core.sh \[--bench PROG\]" <<< "$help"; then
+  echo "ok: --help -> exit 0, the usage"
+else
+  echo "FAILED: --help -> exit $rc, output: $help"; status=1
+fi
 
 # A run: 12 frames x 3000 atoms, 2000 rows of first-read, 1 and 2 threads (at most the cores).
 n=2; ((cores < 2)) && n=1

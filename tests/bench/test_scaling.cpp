@@ -133,6 +133,20 @@ TEST_CASE("the report's JSON and CSV follow the documented schema", "[scaling]")
     json.replace(at, json.find(',', at) - at, "-0.25");
     REQUIRE_THROWS_WITH(bench::scaling_report::from_json(json),
                         Catch::Matchers::Contains("a sample of -0.25 (times are finite and never negative)"));
+    // Counts no run can have made are refused when read: 2^40 workers, -5 repeats, workers other
+    // than ranks x threads.
+    const auto edited = [&](const std::string& field, const std::string& value) {
+        std::string j = r.json();
+        const auto f = j.find("\"" + field + "\": ") + field.size() + 4;
+        j.replace(f, j.find_first_of(",}", f) - f, value);
+        return j;
+    };
+    REQUIRE_THROWS_WITH(bench::scaling_report::from_json(edited("workers", "1099511627776")),
+                        Catch::Matchers::Contains("has workers 1.09951e+12 (no run makes fewer than 1 or more than 2^20)"));
+    REQUIRE_THROWS_WITH(bench::scaling_report::from_json(edited("repeats", "-5")),
+                        Catch::Matchers::Contains("has repeats -5"));
+    REQUIRE_THROWS_WITH(bench::scaling_report::from_json(edited("threads", "3")),
+                        Catch::Matchers::Contains("ranks of 3 threads"));
 }
 
 TEST_CASE("the lock of the read path: its held share of the busy time and the Amdahl bound it implies",

@@ -4,7 +4,7 @@
 /// that reads rows in blocks, decoding chunks in the calling thread with no lock.
 
 #include <chunkwise/detail/zarr/open.hpp>
-#include <chunkwise/detail/zarr/read.hpp>
+#include <chunkwise/detail/zarr/read_box.hpp>
 #include <chunkwise/partition.hpp>
 #include <chunkwise/stats.hpp>
 #include <chunkwise/store.hpp>

@@ -81,6 +81,7 @@ struct plan {
     std::vector<std::size_t> shape, chunk, grid;  // grid: the shard where sharded, else the chunk
     encoding enc;
     int format = 2;
+    bool sharded = false;  // sharding_indexed, as asked (a shard as large as a chunk included)
     write_mode mode = write_mode::create;
 };
 
@@ -107,6 +108,7 @@ plan make_plan(const std::string& store, const std::vector<std::size_t>& shape, 
     for (std::size_t c : p.chunk)
         if (c == 0) throw error(store, "", "a chunk extent of 0");
     p.grid = o.shard.empty() ? p.chunk : o.shard;
+    p.sharded = !o.shard.empty();
     if (p.grid.size() != shape.size()) throw error(store, "", "shard of another rank than the array");
     for (std::size_t d = 0; d < shape.size(); ++d)
         if (p.grid[d] == 0 || p.grid[d] % p.chunk[d] != 0)
@@ -121,7 +123,7 @@ plan make_plan(const std::string& store, const std::vector<std::size_t>& shape, 
 /// Writes the metadata file and ends the write (the store's unfinished mark removed).
 template <class T>
 void write_metadata(const std::string& store, const plan& p) {
-    const auto [name, text] = metadata_text<T>(p.shape, p.grid, p.chunk, p.enc, p.format);
+    const auto [name, text] = metadata_text<T>(p.shape, p.grid, p.chunk, p.enc, p.format, p.sharded);
     finish_store(store, name, text);
 }
 
@@ -158,7 +160,7 @@ void write_grid_row(const std::string& store, const plan& p, const std::vector<s
         for (std::size_t d = 0; d < rank; ++d) origin[d] = at[d] * p.grid[d];
         const std::string key = chunk_key(m, at);
         try {
-            if (p.grid == p.chunk) {
+            if (!p.sharded) {
                 assemble<T>(slabs, p.shape, origin, p.chunk, values);
                 encode_into(p.enc, values, file, scratch);
             } else {

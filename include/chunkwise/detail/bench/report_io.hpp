@@ -8,6 +8,7 @@
 #include <chunkwise/error.hpp>
 
 #include <cmath>
+#include <limits>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -232,6 +233,91 @@ inline void scaling_report::write(const std::filesystem::path& dir) const {
     }
 }
 
+namespace detail {
+
+/// The most workers a point of a report may claim: no run has made more.
+inline constexpr double most_workers = 1 << 20;
+
+/// A count of a point of a report (workers, ranks, threads, repeats): a whole number from 1 to
+/// most_workers, `fallback` where absent. \throws error naming the point and the field otherwise
+inline std::size_t point_count(const chunkwise::detail::json_value& p, const char* field, double fallback,
+                               std::size_t workers) {
+    const double d = std::isnan(p[field].number()) ? fallback : p[field].number();
+    if (!(d >= 1) || d > most_workers || d != std::floor(d)) {
+        char shown[32];
+        std::snprintf(shown, sizeof shown, "%g", d);
+        throw error("[chunkwise.bench] not a scaling report: " +
+                    (workers > 0 ? "the point of " + std::to_string(workers) + " workers" : std::string("a point")) +
+                    " has " + field + " " + shown + " (no run makes fewer than 1 or more than 2^20)");
+    }
+    return static_cast<std::size_t>(d);
+}
+
+/// One point of a scaling.json, checked: counts no run can have made (fewer than 1, more than
+/// 2^20, workers other than ranks x threads, repeats other than its samples) and times that are
+/// negative or not finite are refused.
+inline scaling_point point_from_json(const chunkwise::detail::json_value& p) {
+    auto number_or = [](const chunkwise::detail::json_value& x, double fallback) {
+        const double d = x.number();
+        return std::isnan(d) ? fallback : d;
+    };
+    scaling_point s;
+    s.workers = point_count(p, "workers", std::numeric_limits<double>::quiet_NaN(), 0);
+    s.ranks = point_count(p, "ranks", 1, s.workers);
+    s.threads = point_count(p, "threads", 1, s.workers);
+    if (s.ranks * s.threads != s.workers)
+        throw error("[chunkwise.bench] not a scaling report: the point of " + std::to_string(s.workers) + " workers ran " +
+                    std::to_string(s.ranks) + " ranks of " + std::to_string(s.threads) + " threads");
+    if (const auto* samples = p["samples"].as_array()) {
+        for (const auto& t : *samples) s.samples.push_back(t.number());
+    } else {
+        s.samples.push_back(p["seconds"]["mean"].number());
+    }
+    if (!std::isnan(p["repeats"].number()) && point_count(p, "repeats", 1, s.workers) != s.samples.size())
+        throw error("[chunkwise.bench] not a scaling report: the point of " + std::to_string(s.workers) + " workers says " +
+                    std::to_string(point_count(p, "repeats", 1, s.workers)) + " repeats and holds " +
+                    std::to_string(s.samples.size()) + " samples");
+    const auto& ph = p["phases"];
+    s.phases = {number_or(ph["read"], 0),    number_or(ph["compute"], 0), number_or(ph["wait"], 0),
+                number_or(ph["combine"], 0), number_or(ph["other"], 0),   number_or(ph["lock"], 0)};
+    if (const auto* ranks = p["per_rank"].as_array()) {
+        for (const auto& x : *ranks) {
+            rank_times t;
+            t.rank = static_cast<int>(number_or(x["rank"], 0));
+            t.host = x["host"].string();
+            t.threads = static_cast<std::size_t>(number_or(x["threads"], 1));
+            t.busy = number_or(x["busy"], 0);
+            t.read = number_or(x["read"], 0);
+            t.compute = number_or(x["compute"], 0);
+            t.wait = number_or(x["wait"], 0);
+            t.combine = number_or(x["combine"], 0);
+            t.lock = number_or(x["lock"], 0);
+            t.read_bytes = number_or(x["read_bytes"], 0);
+            s.per_rank.push_back(std::move(t));
+        }
+    }
+    s.lock_held_share = number_or(p["lock_held_share"], 0);
+    if (!p["stop"].string().empty()) s.stop = p["stop"].string();
+    if (s.samples.empty()) throw error("[chunkwise.bench] not a scaling report: a point without samples");
+    // A time is never negative, NaN or infinite: such a report was edited or damaged.
+    const auto check_time = [&](double t, const std::string& what) {
+        if (!(t >= 0) || !std::isfinite(t)) {
+            char shown[32];
+            std::snprintf(shown, sizeof shown, "%g", t);
+            throw error("[chunkwise.bench] not a scaling report: the point of " + std::to_string(s.workers) +
+                        " workers has " + what + " " + shown + " (times are finite and never negative)");
+        }
+    };
+    for (double t : s.samples) check_time(t, "a sample of");
+    const std::pair<double, const char*> phases[] = {{s.phases.read, "read"},   {s.phases.compute, "compute"},
+                                                     {s.phases.wait, "wait"},   {s.phases.combine, "combine"},
+                                                     {s.phases.other, "other"}, {s.phases.lock, "lock"}};
+    for (const auto& [t, name] : phases) check_time(t, std::string("a ") + name + " time of");
+    return s;
+}
+
+}  // namespace detail
+
 inline scaling_report scaling_report::from_json(const std::string& text) {
     const chunkwise::detail::json_value v = chunkwise::detail::json_parser(text).parse();
     const auto* pts = v["points"].as_array();
@@ -261,55 +347,7 @@ inline scaling_report scaling_report::from_json(const std::string& text) {
     r.fingerprint.input_bytes = number_or(fp["input"]["bytes"], 0);
     r.fingerprint.input_layout = fp["input"]["layout"].string();
     r.hosts_given = static_cast<std::size_t>(number_or(v["hosts_given"], 0));
-    for (const chunkwise::detail::json_value& p : *pts) {
-        scaling_point s;
-        s.workers = static_cast<std::size_t>(number_or(p["workers"], 0));
-        s.ranks = static_cast<std::size_t>(number_or(p["ranks"], 1));
-        s.threads = static_cast<std::size_t>(number_or(p["threads"], 1));
-        if (const auto* samples = p["samples"].as_array()) {
-            for (const auto& t : *samples) s.samples.push_back(t.number());
-        } else {
-            s.samples.push_back(p["seconds"]["mean"].number());
-        }
-        const auto& ph = p["phases"];
-        s.phases = {number_or(ph["read"], 0),    number_or(ph["compute"], 0), number_or(ph["wait"], 0),
-                    number_or(ph["combine"], 0), number_or(ph["other"], 0),   number_or(ph["lock"], 0)};
-        if (const auto* ranks = p["per_rank"].as_array()) {
-            for (const auto& x : *ranks) {
-                rank_times t;
-                t.rank = static_cast<int>(number_or(x["rank"], 0));
-                t.host = x["host"].string();
-                t.threads = static_cast<std::size_t>(number_or(x["threads"], 1));
-                t.busy = number_or(x["busy"], 0);
-                t.read = number_or(x["read"], 0);
-                t.compute = number_or(x["compute"], 0);
-                t.wait = number_or(x["wait"], 0);
-                t.combine = number_or(x["combine"], 0);
-                t.lock = number_or(x["lock"], 0);
-                t.read_bytes = number_or(x["read_bytes"], 0);
-                s.per_rank.push_back(std::move(t));
-            }
-        }
-        s.lock_held_share = number_or(p["lock_held_share"], 0);
-        if (!p["stop"].string().empty()) s.stop = p["stop"].string();
-        if (s.workers == 0 || s.samples.empty())
-            throw error("[chunkwise.bench] not a scaling report: a point without workers or samples");
-        // A time is never negative, NaN or infinite: such a report was edited or damaged.
-        const auto check_time = [&](double t, const std::string& what) {
-            if (!(t >= 0) || !std::isfinite(t)) {
-                char shown[32];
-                std::snprintf(shown, sizeof shown, "%g", t);
-                throw error("[chunkwise.bench] not a scaling report: the point of " + std::to_string(s.workers) +
-                            " workers has " + what + " " + shown + " (times are finite and never negative)");
-            }
-        };
-        for (double t : s.samples) check_time(t, "a sample of");
-        const std::pair<double, const char*> phases[] = {{s.phases.read, "read"},   {s.phases.compute, "compute"},
-                                                         {s.phases.wait, "wait"},   {s.phases.combine, "combine"},
-                                                         {s.phases.other, "other"}, {s.phases.lock, "lock"}};
-        for (const auto& [t, name] : phases) check_time(t, std::string("a ") + name + " time of");
-        r.points.push_back(std::move(s));
-    }
+    for (const chunkwise::detail::json_value& p : *pts) r.points.push_back(detail::point_from_json(p));
     r.finish();
     return r;
 }

@@ -22,12 +22,28 @@ inline constexpr int blosc_filter_id = 32001;
 
 #if defined(CHUNKWISE_USE_BLOSC)
 inline std::size_t blosc_stated(const unsigned char* in, std::size_t n) {
-    std::size_t nbytes = 0;
-    return blosc_cbuffer_validate(in, n, &nbytes) == 0 ? nbytes : 0;
+    if (n < BLOSC_MIN_HEADER_LENGTH) return 0;
+    std::size_t nbytes = 0, cbytes = 0, blocksize = 0;
+    blosc_cbuffer_sizes(in, &nbytes, &cbytes, &blocksize);
+    return cbytes <= n && blosc_cbuffer_validate(in, cbytes, &nbytes) == 0 ? nbytes : 0;
+}
+
+/// The bytes of the Blosc frame at the start of [in, in + n) (its header's cbytes): bytes after it
+/// are ignored, as c-blosc's own decoder (numcodecs', the HDF5 plugin's) ignores them.
+/// \throws std::runtime_error where the frame is cut short
+inline std::size_t blosc_frame_bytes(const unsigned char* in, std::size_t n) {
+    if (n < BLOSC_MIN_HEADER_LENGTH) damaged("a truncated Blosc frame: " + std::to_string(n) + " bytes, shorter than its header");
+    std::size_t nbytes = 0, cbytes = 0, blocksize = 0;
+    blosc_cbuffer_sizes(in, &nbytes, &cbytes, &blocksize);
+    if (cbytes > n)
+        damaged("a truncated Blosc frame: its header states " + std::to_string(cbytes) + " bytes, the chunk holds " +
+                std::to_string(n));
+    return cbytes;
 }
 
 inline std::size_t blosc_decode(const unsigned char* in, std::size_t n, unsigned char* out, std::size_t cap) {
     std::size_t nbytes = 0;
+    n = blosc_frame_bytes(in, n);
     if (blosc_cbuffer_validate(in, n, &nbytes) != 0) damaged("not a whole Blosc frame (corrupted or truncated?)");
     if (nbytes > cap)
         damaged("a Blosc frame that states " + std::to_string(nbytes) + " bytes, more than " + std::to_string(cap));

@@ -42,9 +42,10 @@ inline std::size_t bzip2_decode(const unsigned char* in, std::size_t n, unsigned
         out_done += out_now - z.avail_out;
         if (rc == BZ_STREAM_END) return out_done;
         if (rc != BZ_OK) damaged("a corrupt bzip2 stream (bzlib error " + std::to_string(rc) + ")");
+        if (in_done == n) damaged("a truncated bzip2 stream: the chunk ends before the stream does");
         if (out_done == cap) damaged("a bzip2 stream that decodes to more than " + std::to_string(cap) + " bytes");
         if (in_now - z.avail_in == 0 && out_now - z.avail_out == 0)
-            damaged("a bzip2 stream that ends early (truncated?)");
+            damaged("a bzip2 stream that makes no progress (corrupt?)");
     }
 }
 

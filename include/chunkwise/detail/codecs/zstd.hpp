@@ -33,6 +33,9 @@ inline std::size_t zstd_decode(const unsigned char* in, std::size_t n, unsigned 
     if (stated == ZSTD_CONTENTSIZE_UNKNOWN) damaged("a Zstandard frame that does not state its size");
     if (stated > cap)
         damaged("a Zstandard frame that states " + std::to_string(stated) + " bytes, more than " + std::to_string(cap));
+    const std::size_t frame = ZSTD_findFrameCompressedSize(in, n);
+    if (ZSTD_isError(frame))
+        damaged(std::string("a truncated or corrupt Zstandard frame (") + ZSTD_getErrorName(frame) + ")");
     struct freer {
         void operator()(ZSTD_DCtx* d) const { ZSTD_freeDCtx(d); }
     };

@@ -5,9 +5,8 @@
 // chain (detail/zarr/codecs.hpp decodes it). Everything it refuses is a zarr::error naming the
 // store and the field.
 #include <chunkwise/detail/codecs/table.hpp>
+#include <chunkwise/detail/zarr/json_fields.hpp>
 #include <chunkwise/zarr/error.hpp>
-
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <bit>
@@ -21,8 +20,6 @@
 #include <vector>
 
 namespace chunkwise::zarr::detail {
-
-using json = nlohmann::json;
 
 /// A stored element type: kind 'i' (signed), 'u' (unsigned), 'f' (IEEE float), 'b' (bool, 1 byte).
 struct dtype {
@@ -69,7 +66,8 @@ struct chain;
 /// sharding_indexed: inner chunks of `inner` shape, each through `codecs`; the index of
 /// (offset, nbytes) pairs through `index`, at the shard's start or end.
 struct shard_spec {
-    std::vector<std::size_t> inner;
+    std::vector<std::size_t> inner;       // in the array's axes (metadata_v3.hpp: to_array_axes)
+    std::vector<std::size_t> index_axes;  // the array axis of each axis of the index's row-major order
     std::shared_ptr<chain> codecs;
     std::shared_ptr<chain> index;
     bool index_at_start = false;
@@ -98,45 +96,6 @@ struct meta {
     chain codecs;
     json attributes = json::object();
 };
-
-[[noreturn]] inline void bad(const std::string& store, const std::string& what) { throw error(store, "", what); }
-
-/// The most characters of a value that a message quotes.
-inline constexpr std::size_t quoted_most = 200;
-
-/// `text` for a message: itself, or its first characters and "…" where longer than quoted_most.
-inline std::string bounded_text(const std::string& text) {
-    if (text.size() <= quoted_most) return text;
-    return text.substr(0, quoted_most) + "…";
-}
-
-/// Appends `j` as JSON text to `out`, stopping once out holds more than `most` characters.
-inline void append_shown(std::string& out, const json& j, std::size_t most) {
-    if (out.size() > most) return;
-    if (j.is_array() || j.is_object()) {
-        out += j.is_array() ? '[' : '{';
-        bool first = true;
-        for (auto it = j.begin(); it != j.end() && out.size() <= most; ++it) {
-            if (!first) out += ", ";
-            first = false;
-            if (j.is_object()) out += json(it.key()).dump() + ": ";
-            append_shown(out, it.value(), most);
-        }
-        if (out.size() <= most) out += j.is_array() ? ']' : '}';
-    } else if (j.is_string()) {
-        const std::string& v = j.get_ref<const std::string&>();
-        out += json(v.size() > most ? v.substr(0, most) : v).dump();
-    } else {
-        out += j.dump();
-    }
-}
-
-/// `j` as JSON text for a message, at most about quoted_most characters ("…" where cut).
-inline std::string shown(const json& j) {
-    std::string out;
-    append_shown(out, j, quoted_most);
-    return bounded_text(out);
-}
 
 inline std::vector<std::size_t> sizes(const std::string& store, const json& j, const char* field) {
     if (!j.is_array()) bad(store, std::string("'") + field + "' is not a list of integers");
@@ -293,109 +252,44 @@ inline meta parse_v2(const std::string& store, const json& z) {
     return m;
 }
 
-/// A v3 codec list (array -> array, array -> bytes, bytes -> bytes) over chunks of `rank` axes.
-inline chain parse_v3_codecs(const std::string& store, const json& list, std::size_t rank, std::size_t item) {
-    if (!list.is_array() || list.empty()) bad(store, "'codecs' is not a list of codecs");
-    chain c;
-    c.format = 3;
-    c.perm = identity(rank);
-    bool seen_bytes = false;
-    for (const json& j : list) {
-        if (!j.is_object() || !j.contains("name") || !j["name"].is_string())
-            bad(store, "a codec " + shown(j) + " without a 'name'");
-        const std::string name = j["name"].get<std::string>();
-        const json conf = j.value("configuration", json::object());
-        if (name == "transpose") {
-            if (seen_bytes) bad(store, "transpose after the array-to-bytes codec");
-            const std::vector<std::size_t> order = sizes(store, conf.value("order", json()), "order");
-            std::vector<bool> used(rank, false);
-            if (order.size() != rank)
-                bad(store, "transpose order " + shown(conf) + " is not a permutation of the axes");
-            for (std::size_t o : order) {
-                if (o >= rank || used[o])
-                    bad(store, "transpose order " + shown(conf) + " is not a permutation of the axes");
-                used[o] = true;
-            }
-            std::vector<std::size_t> p(rank);
-            for (std::size_t k = 0; k < rank; ++k) p[k] = c.perm[order[k]];
-            c.perm = p;
-        } else if (name == "bytes" || name == "sharding_indexed") {
-            if (seen_bytes) bad(store, "two array-to-bytes codecs");
-            seen_bytes = true;
-            if (name == "bytes") {
-                const std::string endian = conf.value("endian", std::string("little"));
-                if (endian != "little" && endian != "big") bad(store, "bytes codec endian '" + endian + "'");
-                c.big = endian == "big" && item > 1;
-            } else {
-                auto s = std::make_shared<shard_spec>();
-                s->inner = sizes(store, conf.value("chunk_shape", json()), "chunk_shape");
-                if (s->inner.size() != rank) bad(store, "sharding chunk_shape has another rank than the array");
-                s->codecs = std::make_shared<chain>(parse_v3_codecs(store, conf.value("codecs", json()), rank, item));
-                s->index = std::make_shared<chain>(parse_v3_codecs(store, conf.value("index_codecs", json()), 2, 8));
-                const std::string at = conf.value("index_location", std::string("end"));
-                if (at != "start" && at != "end") bad(store, "sharding index_location '" + at + "'");
-                s->index_at_start = at == "start";
-                c.shard = s;
-            }
-        } else {
-            if (!seen_bytes) bad(store, "codec '" + name + "' before the array-to-bytes codec (bytes)");
-            c.bytes_codecs.push_back(bind_codec(name, conf, 3));
-        }
+/// The most inner chunks a shard may hold: its index then takes at most 1 GiB.
+inline constexpr std::uint64_t most_inner_chunks = std::uint64_t{1} << 26;
+
+/// The inner chunks of a shard of `extent` (array axes) under `s`, checked: each extent a multiple
+/// of the inner chunk's, and at most most_inner_chunks of them (an index that large, or a count
+/// that overflows, is refused rather than looped over).
+inline std::uint64_t inner_chunks(const std::string& store, const std::vector<std::size_t>& extent,
+                                  const shard_spec& s) {
+    std::uint64_t count = 1;
+    for (std::size_t d = 0; d < extent.size(); ++d) {
+        if (s.inner[d] == 0 || extent[d] % s.inner[d] != 0)
+            bad(store, "the shard shape is not a multiple of the inner chunk shape");
+        const std::uint64_t per = extent[d] / s.inner[d];
+        if (__builtin_mul_overflow(count, per, &count) || count > most_inner_chunks)
+            bad(store, "shards of more than " + std::to_string(most_inner_chunks) +
+                           " inner chunks each (an index of more than 1 GiB) are not read");
     }
-    if (!seen_bytes) bad(store, "no array-to-bytes codec (bytes or sharding_indexed) in 'codecs'");
-    return c;
+    return count;
 }
 
-/// zarr.json as parsed JSON.
-inline meta parse_v3(const std::string& store, const json& z) {
-    if (!z.is_object()) bad(store, "zarr.json is not a JSON object");
-    if (!z.contains("zarr_format") || z["zarr_format"] != 3) bad(store, "zarr.json's zarr_format is not 3");
-    if (z.value("node_type", std::string()) != "array")
-        bad(store, "zarr.json describes a " + z.value("node_type", std::string("node of no type")) + ", not an array");
-    for (const char* f : {"shape", "data_type", "chunk_grid", "codecs"})
-        if (!z.contains(f)) bad(store, std::string("zarr.json has no '") + f + "'");
-    meta m;
-    m.format = 3;
-    m.shape = sizes(store, z["shape"], "shape");
-    m.type = parse_v3_dtype(store, z["data_type"]);
-    const json& grid = z["chunk_grid"];
-    if (!grid.is_object() || grid.value("name", std::string()) != "regular")
-        bad(store, "chunk_grid " + shown(grid) + " is not a regular grid");
-    m.chunks = sizes(store, grid.value("configuration", json::object()).value("chunk_shape", json()), "chunk_shape");
-    m.fill = parse_fill(store, z.value("fill_value", json()), m.type);
-    const json keys = z.value("chunk_key_encoding", json{{"name", "default"}});
-    const std::string encoding = keys.value("name", std::string());
-    if (encoding != "default" && encoding != "v2") bad(store, "chunk_key_encoding '" + encoding + "'");
-    m.v3_default_keys = encoding == "default";
-    const std::string sep =
-        keys.value("configuration", json::object()).value("separator", std::string(m.v3_default_keys ? "/" : "."));
-    if (sep != "." && sep != "/") bad(store, "chunk key separator '" + sep + "'");
-    m.separator = sep[0];
-    if (z.contains("storage_transformers") && !z["storage_transformers"].empty())
-        bad(store, "storage transformers are not read");
-    m.codecs = parse_v3_codecs(store, z["codecs"], m.shape.size(), m.type.size);
-    m.type.big = m.codecs.shard ? m.codecs.shard->codecs->big : m.codecs.big;
-    if (z.contains("attributes")) m.attributes = z["attributes"];
-    return m;
-}
-
-/// Checks what both formats share: shape and chunks of one rank, chunks > 0.
+/// Checks what both formats share: shape and chunks of one rank, chunks > 0, shards (nested too)
+/// multiples of their inner chunks and of a bounded count of them, the decoded chunk at most 16 GiB.
 inline void check_grid(const std::string& store, const meta& m) {
     if (m.chunks.size() != m.shape.size())
         bad(store, "chunks of rank " + std::to_string(m.chunks.size()) + " for an array of rank " +
                        std::to_string(m.shape.size()));
     for (std::size_t c : m.chunks)
         if (c == 0) bad(store, "a chunk extent of 0");
+    std::vector<std::size_t> extent = m.chunks;
+    for (const chain* c = &m.codecs; c->shard; c = c->shard->codecs.get()) {
+        (void)inner_chunks(store, extent, *c->shard);
+        extent = c->shard->inner;
+    }
     // A chunk is decoded whole into memory: one of more than 16 GiB is refused, not allocated.
     double bytes = static_cast<double>(m.type.size);
-    for (std::size_t c : m.codecs.shard ? m.codecs.shard->inner : m.chunks) bytes *= static_cast<double>(c);
+    for (std::size_t c : extent) bytes *= static_cast<double>(c);
     if (bytes > 16.0 * 1024 * 1024 * 1024)
         bad(store, "chunks of " + std::to_string(bytes / (1 << 30)) + " GiB (more than 16 GiB)");
-    if (m.codecs.shard) {
-        for (std::size_t d = 0; d < m.chunks.size(); ++d)
-            if (m.codecs.shard->inner[d] == 0 || m.chunks[d] % m.codecs.shard->inner[d] != 0)
-                bad(store, "the shard shape is not a multiple of the inner chunk shape");
-    }
 }
 
 /// The key of the chunk at grid position `at`.

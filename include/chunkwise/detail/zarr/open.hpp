@@ -4,7 +4,7 @@
 // file of at most 256 MiB, JSON nested at most 64 deep: nothing recursive ever walks deeper), then
 // parsed (detail/zarr/metadata.hpp) and its grid checked.
 #include <chunkwise/detail/core/posix_io.hpp>
-#include <chunkwise/detail/zarr/metadata.hpp>
+#include <chunkwise/detail/zarr/metadata_v3.hpp>
 #include <chunkwise/detail/zarr/read.hpp>
 #include <chunkwise/zarr/error.hpp>
 

@@ -1,20 +1,22 @@
 #pragma once
-// Internal: reading a box of a Zarr array in the calling thread. Every chunk (or inner chunk of a
-// shard) the box touches is read with pread, decoded by detail/zarr/codecs.hpp into per-thread
-// buffers, and copied into the output with its byte order, layout (C, F, transposed) and type
-// conversion in one pass; a chunk with no file reads as the fill value. No lock: the only shared
-// state is the metadata, read-only after the array is opened.
+// Internal: what reading a box of a Zarr array is made of (read_box.hpp puts it together): a
+// chunk file opened and read with pread, the runs of each axis a chunk gives the box, a chunk's
+// values decoded (detail/zarr/codecs.hpp) into per-thread buffers and copied into the output with
+// its byte order, layout (C, F, transposed) and type in one pass, or decoded straight into the
+// output where they land as they are; the fill value where a chunk has no file. No lock: the only
+// shared state is the metadata, read-only after the array is opened.
 #include <chunkwise/detail/core/clock.hpp>
 #include <chunkwise/detail/core/posix_io.hpp>
 #include <chunkwise/detail/zarr/codecs.hpp>
 #include <chunkwise/detail/zarr/convert.hpp>
-#include <chunkwise/detail/zarr/metadata.hpp>
+#include <chunkwise/detail/zarr/metadata_v3.hpp>
 
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cerrno>
 #include <cstddef>
@@ -197,13 +199,15 @@ T* direct_target(const state& s, const chain& c, const std::vector<std::size_t>&
     return out + r[0][0].dst0;
 }
 
-/// Per-thread buffers: the stored bytes and two decode stages.
+/// Per-thread buffers of one level of (nested) sharding: the stored bytes (a chunk, or a whole
+/// shard where codecs follow sharding), two decode stages, an inner chunk's stored bytes, and the
+/// index's two decode stages.
 struct scratch {
-    std::vector<unsigned char> file, a, b;
+    std::vector<unsigned char> file, a, b, piece, index_a, index_b;
 };
-inline scratch& thread_scratch() {
-    thread_local scratch s;
-    return s;
+inline scratch& thread_scratch(std::size_t level = 0) {
+    thread_local std::array<scratch, most_shard_levels + 1> s;
+    return s[level];
 }
 
 /// Decodes the chunk bytes [in, in + n) through `c` and copies them into the output.
@@ -223,154 +227,6 @@ void decode_place(const state& s, const std::string& key, const chain& c, const 
         throw;
     } catch (const std::exception& e) {
         throw error(s.store, key, e.what());
-    }
-}
-
-/// Reads one shard: its index, then each inner chunk the request touches.
-template <class T>
-void read_shard(const state& s, const std::string& key, const std::vector<std::size_t>& origin, T* out,
-                const request& q) {
-    const shard_spec& sh = *s.m.codecs.shard;
-    const std::size_t rank = origin.size();
-    std::vector<std::size_t> per(rank);
-    std::size_t inner_count = 1;
-    for (std::size_t d = 0; d < rank; ++d) {
-        per[d] = s.m.chunks[d] / sh.inner[d];
-        inner_count *= per[d];
-    }
-    std::vector<std::vector<run>> runs;
-    fd_guard f;
-    std::uint64_t size = 0;
-    const bool present = open_chunk(s, key, f, size);
-    scratch& buf = thread_scratch();
-    std::vector<std::uint64_t> index;
-    if (present) {
-        const std::vector<std::size_t> sizes = stage_sizes(s.store, *sh.index, inner_count * 2, 8);
-        const std::size_t index_bytes = sizes.back();
-        if (index_bytes == 0) throw error(s.store, key, "a shard index through a compressing codec is not read");
-        if (size < index_bytes)
-            throw error(s.store, key,
-                        "a shard of " + std::to_string(size) + " bytes, shorter than its index of " +
-                            std::to_string(index_bytes));
-        buf.file.resize(index_bytes);
-        try {
-            if (!pread_all(f.fd, buf.file.data(), index_bytes, sh.index_at_start ? 0 : size - index_bytes))
-                throw std::runtime_error("the shard ends inside its index");
-            const dtype u64{'u', 8, sh.index->big};
-            const unsigned char* raw =
-                decode_bytes(s.store, *sh.index, buf.file.data(), index_bytes, inner_count * 2, u64, buf.a, buf.b);
-            index.resize(inner_count * 2);
-            for (std::size_t i = 0; i < index.size(); ++i)
-                index[i] = load<std::uint64_t>(raw + 8 * i, sh.index->big != (std::endian::native == std::endian::big));
-        } catch (const error&) {
-            throw;
-        } catch (const std::exception& e) {
-            throw error(s.store, key, std::string("its shard index: ") + e.what());
-        }
-    }
-    std::vector<std::size_t> pos(rank, 0), inner_origin(rank);
-    for (std::size_t k = 0; k < inner_count; ++k) {
-        // pos: row-major position k in the shard's grid of inner chunks
-        std::size_t rest = k;
-        for (std::size_t d = rank; d-- > 0;) {
-            pos[d] = rest % per[d];
-            rest /= per[d];
-            inner_origin[d] = origin[d] + pos[d] * sh.inner[d];
-        }
-        if (!chunk_runs(q, inner_origin, sh.inner, runs)) continue;
-        const std::uint64_t at = present ? index[2 * k] : 0, n = present ? index[2 * k + 1] : 0;
-        const std::uint64_t none = std::numeric_limits<std::uint64_t>::max();
-        if (!present || (at == none && n == none)) {
-            place<T>(s, nullptr, *sh.codecs, sh.inner, runs, out, q);
-            continue;
-        }
-        std::string where;
-        for (std::size_t d = 0; d < rank; ++d) where += (d ? "," : "") + std::to_string(pos[d]);
-        if (at > size || n > size - at || n > (std::uint64_t{1} << 40))
-            throw error(s.store, key,
-                        "its index points outside the shard: inner chunk (" + where + ") at byte " +
-                            std::to_string(at) + ", " + std::to_string(n) + " bytes, in a shard of " +
-                            std::to_string(size) + " bytes");
-        buf.file.resize(static_cast<std::size_t>(n));
-        try {
-            if (!pread_all(f.fd, buf.file.data(), buf.file.size(), at))
-                throw std::runtime_error("the shard ends inside an inner chunk");
-        } catch (const std::exception& e) {
-            throw error(s.store, key, e.what());
-        }
-        decode_place<T>(s, key + " (inner chunk " + where + ")", *sh.codecs, buf.file.data(), buf.file.size(), sh.inner,
-                        runs, out, q, buf.a, buf.b);
-    }
-}
-
-/// Reads the request into `out` (row-major, q.out_shape).
-template <class T>
-void read_request(const state& s, request& q, T* out) {
-    const std::size_t rank = s.m.shape.size();
-    q.out_stride.assign(rank, 1);
-    for (std::size_t d = rank; d-- > 1;) q.out_stride[d - 1] = q.out_stride[d] * q.out_shape[d];
-    // The grid positions touched per axis.
-    std::vector<std::vector<std::size_t>> touched(rank);
-    for (std::size_t d = 0; d < rank; ++d) {
-        const std::size_t c = s.m.chunks[d];
-        if (d == q.sel_axis) {
-            std::vector<std::size_t> g;
-            for (std::size_t i : *q.sel) g.push_back(i / c);
-            std::sort(g.begin(), g.end());
-            g.erase(std::unique(g.begin(), g.end()), g.end());
-            touched[d] = g;
-        } else {
-            for (std::size_t g = q.lo[d] / c; g * c < q.hi[d]; ++g) touched[d].push_back(g);
-        }
-        if (touched[d].empty()) return;
-    }
-    std::vector<std::size_t> at(rank, 0), grid(rank), origin(rank);
-    std::vector<std::vector<run>> runs;
-    scratch& buf = thread_scratch();
-    while (true) {
-        for (std::size_t d = 0; d < rank; ++d) {
-            grid[d] = touched[d][at[d]];
-            origin[d] = grid[d] * s.m.chunks[d];
-        }
-        const std::string key = chunk_key(s.m, grid);
-        if (s.m.codecs.shard) {
-            read_shard<T>(s, key, origin, out, q);
-        } else if (chunk_runs(q, origin, s.m.chunks, runs)) {
-            fd_guard f;
-            std::uint64_t size = 0;
-            if (!open_chunk(s, key, f, size)) {
-                place<T>(s, nullptr, s.m.codecs, s.m.chunks, runs, out, q);
-            } else if (T* direct = s.m.codecs.bytes_codecs.empty()
-                                       ? direct_target<T>(s, s.m.codecs, s.m.chunks, runs, out, q)
-                                       : nullptr) {
-                const std::size_t want = runs_elements(s.m.chunks) * sizeof(T);
-                if (size != want)
-                    throw error(s.store, key,
-                                std::to_string(size) + " bytes where the chunk holds " + std::to_string(want));
-                try {
-                    if (!pread_all(f.fd, reinterpret_cast<unsigned char*>(direct), want, 0))
-                        throw std::runtime_error("it changed size while read");
-                } catch (const std::exception& e) {
-                    throw error(s.store, key, e.what());
-                }
-            } else {
-                buf.file.resize(static_cast<std::size_t>(size));
-                try {
-                    if (!pread_all(f.fd, buf.file.data(), buf.file.size(), 0))
-                        throw std::runtime_error("it changed size while read");
-                } catch (const std::exception& e) {
-                    throw error(s.store, key, e.what());
-                }
-                decode_place<T>(s, key, s.m.codecs, buf.file.data(), buf.file.size(), s.m.chunks, runs, out, q, buf.a,
-                                buf.b);
-            }
-        }
-        std::size_t d = rank;
-        while (d-- > 0) {
-            if (++at[d] < touched[d].size()) break;
-            at[d] = 0;
-        }
-        if (d == static_cast<std::size_t>(-1)) return;
     }
 }
 

@@ -191,12 +191,12 @@ inline json codec_entry(const codecs::codec& c, const codecs::encode_request& r,
 }
 
 /// The metadata file's name and text for an array of T of `shape` written with `grid` chunks (the
-/// shard where sharded; `inner` its chunks) and encoding `e`.
+/// shard where `sharded`; `inner` its chunks) and encoding `e`.
 template <class T>
 std::pair<std::string, std::string> metadata_text(const std::vector<std::size_t>& shape,
                                                   const std::vector<std::size_t>& grid,
-                                                  const std::vector<std::size_t>& inner, const encoding& e,
-                                                  int format) {
+                                                  const std::vector<std::size_t>& inner, const encoding& e, int format,
+                                                  bool sharded) {
     if (format == 2) {
         json filters;
         codecs::encode_request shuffle_request;
@@ -213,7 +213,7 @@ std::pair<std::string, std::string> metadata_text(const std::vector<std::size_t>
                       {"configuration", {{"endian", std::endian::native == std::endian::little ? "little" : "big"}}}}});
     if (sizeof(T) == 1) codecs_list[0].erase("configuration");
     if (e.main != nullptr) codecs_list.push_back(codec_entry(*e.main, e.request, 3));
-    if (inner != grid) {
+    if (sharded) {
         json index =
             json::array({{{"name", "bytes"}, {"configuration", {{"endian", "little"}}}}, {{"name", "crc32c"}}});
         codecs_list = json::array({{{"name", "sharding_indexed"},
