@@ -69,14 +69,7 @@ inline int cmd_codecs(int argc, char** argv) {
     for (std::size_t d = 1; d < shape.size(); ++d) row_elements *= shape[d];
     std::vector<std::unique_ptr<chunkwise::thread_policy>> pools;
     for (std::size_t n : threads) pools.push_back(std::make_unique<chunkwise::thread_policy>(n));
-    const auto pass = [&](chunkwise::thread_policy& pool) {
-        (void)chunkwise::gather(pool, chunkwise::map_blocks(pool, blocks, [&](const chunkwise::block& b) {
-                                    thread_local std::vector<float> buf;
-                                    buf.resize(b.size() * row_elements);
-                                    ds.read_into(b, std::span<float>(buf));
-                                    return buf[0];
-                                }));
-    };
+    const auto pass = [&](chunkwise::thread_policy& pool) { (void)bench_read::read_pass<float>(pool, ds, blocks); };
     const auto c_loop = [&] {
         chunkwise::h5::library_lock lock;
         const hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
@@ -134,12 +127,7 @@ inline int cmd_codecs(int argc, char** argv) {
     for (std::size_t d = 1; d < shape.size(); ++d) whole_rows = whole_rows && chunk[d] == shape[d];
     whole_rows = whole_rows && raw.bytes.size() == (shape[0] + chunk[0] - 1) / chunk[0];
     if (whole_rows) {
-        std::vector<float> got(shape[0] * row_elements);
-        (void)chunkwise::gather(
-            *pools.back(), chunkwise::map_blocks(*pools.back(), blocks, [&](const chunkwise::block& b) {
-                ds.read_into(b, std::span<float>(got.data() + b.begin * row_elements, b.size() * row_elements));
-                return 0;
-            }));
+        const std::vector<float> got = bench_read::read_values<float>(*pools.back(), ds, blocks);
         std::vector<unsigned char> one(raw.chunk_bytes);
         const auto* bytes = reinterpret_cast<const unsigned char*>(got.data());
         const std::size_t total = got.size() * sizeof(float);

@@ -19,6 +19,7 @@
 // the ranks, --threads then counting threads per rank (mpi_policy for 1, hybrid_policy above);
 // benchmarks/scale-mpi.sh runs one launch per rank count and merges them. docs/scaling.md.
 #include "../common/cli.hpp"
+#if defined(CHUNKWISE_BENCH_HDF5)
 #include "codecs.hpp"
 #include "first_read.hpp"
 #include "h5md.hpp"
@@ -26,6 +27,7 @@
 #include "read.hpp"
 #include "select.hpp"
 #include "rmsd_workload.hpp"
+#endif
 #if defined(CHUNKWISE_BENCH_ZARR)
 #include "zarr.hpp"
 #endif
@@ -33,7 +35,9 @@
 #include <chunkwise/bench/plot.hpp>
 #include <chunkwise/bench/scaling.hpp>
 #include <chunkwise/chunkwise.hpp>
+#if defined(CHUNKWISE_BENCH_HDF5)
 #include <chunkwise/hdf5.hpp>
+#endif
 #if defined(CHUNKWISE_BENCH_MPI)
 #include <chunkwise/mpi.hpp>
 
@@ -60,7 +64,6 @@
 namespace {
 
 namespace fs = std::filesystem;
-namespace h5 = chunkwise::h5;
 namespace bench = chunkwise::bench;
 using chunkwise::block;
 
@@ -127,6 +130,9 @@ void finish_report(const bench::scaling_report& report, const fs::path& dir, con
     if (!plots.empty()) std::printf("no plots: %s\n", plots.c_str());
 }
 
+#if defined(CHUNKWISE_BENCH_HDF5)
+namespace h5 = chunkwise::h5;
+
 // ---- generate ----
 
 int cmd_generate(int argc, char** argv) {
@@ -164,6 +170,8 @@ void write_rmsd(const fs::path& dir, const std::vector<double>& values) {
     fs::remove(dir / "rmsd.h5", ec);
     h5::write(dir / "rmsd.h5", "/rmsd", values);
 }
+
+#endif
 
 // ---- synthetic: a known serial fraction ----
 
@@ -377,6 +385,7 @@ int run_and_report(const bench_cli::args& a, const std::string& name, const std:
     return 0;
 }
 
+#if defined(CHUNKWISE_BENCH_HDF5)
 int cmd_rmsd(int argc, char** argv) {
     bench_cli::args a(argc, argv, 2,
                       {"file", "dataset", "threads", "repeats", "warmup", "out", "every", "block-mib", "mode",
@@ -456,6 +465,8 @@ int cmd_rmsd(int argc, char** argv) {
         },
         io, print);
 }
+
+#endif
 
 int cmd_synthetic(int argc, char** argv) {
     bench_cli::args a(argc, argv, 2,
@@ -601,15 +612,22 @@ int main(int argc, char** argv) {
     }
     const std::string cmd = argv[1];
     try {
-        if (cmd == "generate") return cmd_generate(argc, argv);
-        if (cmd == "rmsd") return cmd_rmsd(argc, argv);
         if (cmd == "synthetic") return cmd_synthetic(argc, argv);
         if (cmd == "merge") return cmd_merge(argc, argv);
         if (cmd == "predict") return cmd_predict(argc, argv);
+#if defined(CHUNKWISE_BENCH_HDF5)
+        if (cmd == "generate") return cmd_generate(argc, argv);
+        if (cmd == "rmsd") return cmd_rmsd(argc, argv);
         if (cmd == "read") return bench_read::cmd_read(argc, argv);
         if (cmd == "first-read") return bench_first_read::cmd_first_read(argc, argv);
         if (cmd == "codecs") return bench_codecs::cmd_codecs(argc, argv);
         if (cmd == "select") return bench_select::cmd_select(argc, argv);
+#else
+        for (const char* c : {"generate", "rmsd", "read", "first-read", "codecs", "select"})
+            if (cmd == c)
+                throw std::invalid_argument(
+                    "chunkwise-bench was built without the hdf5 component (Debian: libhdf5-dev)");
+#endif
 #if defined(CHUNKWISE_BENCH_ZARR)
         if (cmd == "zarr") return bench_zarr::cmd_zarr(argc, argv);
         if (cmd == "zarr-write") return bench_zarr::cmd_zarr_write(argc, argv);

@@ -30,6 +30,7 @@
 #include "decode_floor.hpp"
 #include "floor.hpp"
 #include "h5md.hpp"
+#include "passes.hpp"
 #include "rmsd_workload.hpp"
 
 #include <chunkwise/bench/machine.hpp>
@@ -74,36 +75,6 @@ double best_of(std::size_t repeats, F&& f) {
     }
     return best;
 }
-
-/// Timed readers run in rounds: each round calls every reader once, in the order added; the
-/// first round is untimed (warm-up), and each reader's figure is its best round.
-class round_robin {
-public:
-    /// Adds a reader; returns its index for best().
-    std::size_t add(std::function<void()> f) {
-        readers_.push_back(std::move(f));
-        best_.push_back(std::numeric_limits<double>::infinity());
-        return readers_.size() - 1;
-    }
-
-    /// One untimed round, then `timed` timed ones.
-    void run(std::size_t timed) {
-        for (std::size_t r = 0; r <= timed; ++r) {
-            for (std::size_t i = 0; i < readers_.size(); ++i) {
-                const auto t0 = chunkwise::clock::now();
-                readers_[i]();
-                if (r > 0) best_[i] = std::min(best_[i], since(t0));
-            }
-        }
-    }
-
-    /// Reader i's fastest timed round, in seconds.
-    [[nodiscard]] double best(std::size_t i) const { return best_.at(i); }
-
-private:
-    std::vector<std::function<void()>> readers_;
-    std::vector<double> best_;
-};
 
 /// read(2) of the whole file through a 1 MiB buffer (what `cat FILE > /dev/null` does).
 inline void cat_file(const std::filesystem::path& file) {

@@ -18,7 +18,8 @@
 // (blocks aligned to the chunk or shard rows) at each thread count; with --mode mpi under an MPI
 // launcher, across the ranks (each rank holding its blocks), the time between two barriers.
 #include "../common/cli.hpp"
-#include "read.hpp"
+#include "../common/io.hpp"
+#include "passes.hpp"
 
 #include <chunkwise/bench/machine.hpp>
 #include <chunkwise/chunkwise.hpp>
@@ -89,8 +90,6 @@ inline int cmd_zarr(int argc, char** argv) {
         stored_bytes += stored.back().size();
     }
     const auto blocks = zarr::partition(arr, zarr::bytes{block});
-    std::size_t row_elements = 1;
-    for (std::size_t d = 1; d < arr.rank(); ++d) row_elements *= arr.shape()[d];
     // The codecs alone: each chunk file decoded from memory (unsharded stores).
     const bool sharded = arr.sharded();
     const auto decode_all = [&] {
@@ -101,14 +100,7 @@ inline int cmd_zarr(int argc, char** argv) {
     };
     std::vector<std::unique_ptr<chunkwise::thread_policy>> pools;
     for (std::size_t n : threads) pools.push_back(std::make_unique<chunkwise::thread_policy>(n));
-    const auto pass = [&](chunkwise::thread_policy& pool) {
-        (void)chunkwise::gather(pool, chunkwise::map_blocks(pool, blocks, [&](const chunkwise::block& b) {
-                                    thread_local std::vector<float> buf;
-                                    buf.resize(b.size() * row_elements);
-                                    arr.read_into(b, std::span<float>(buf));
-                                    return buf.empty() ? 0.0f : buf[0];
-                                }));
-    };
+    const auto pass = [&](chunkwise::thread_policy& pool) { (void)bench_read::read_pass<float>(pool, arr, blocks); };
     bench_read::round_robin rounds;
     const std::size_t i_read = rounds.add(read_all);
     const std::size_t i_alone = sharded ? 0 : rounds.add(decode_all);
