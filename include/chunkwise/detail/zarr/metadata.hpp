@@ -114,16 +114,17 @@ inline dtype parse_v2_dtype(const std::string& store, const json& j) {
     const std::string s = j.get<std::string>();
     if (s.size() < 3 || (s[0] != '<' && s[0] != '>' && s[0] != '|') ||
         std::string("iufb").find(s[1]) == std::string::npos)
-        bad(store, "dtype '" + s + "' is not one chunkwise reads (integers, unsigned integers, floats, bool)");
+        bad(store,
+            "dtype '" + bounded_text(s) + "' is not one chunkwise reads (integers, unsigned integers, floats, bool)");
     dtype t;
     t.kind = s[1];
     t.big = s[0] == '>';
     const std::string digits = s.substr(2);
     if (digits != "1" && digits != "2" && digits != "4" && digits != "8")
-        bad(store, "dtype '" + s + "' has an item size chunkwise does not read");
+        bad(store, "dtype '" + bounded_text(s) + "' has an item size chunkwise does not read");
     t.size = static_cast<std::size_t>(digits[0] - '0');
     if ((t.kind == 'f' && t.size < 4) || (t.kind == 'b' && t.size != 1))
-        bad(store, "dtype '" + s + "' is not one chunkwise reads (float16 is not)");
+        bad(store, "dtype '" + bounded_text(s) + "' is not one chunkwise reads (float16 is not)");
     return t;
 }
 

@@ -49,7 +49,7 @@ inline std::shared_ptr<shard_spec> parse_shard(const std::string& store, const j
         parse_v3_codecs(store, any_member(store, where, conf, "index_codecs", true), 2, 8, level + 1));
     if (s->index->shard) bad(store, "a shard index through sharding_indexed is not read");
     const std::string at = text_member(store, where, conf, "index_location", "end");
-    if (at != "start" && at != "end") bad(store, "sharding index_location '" + at + "'");
+    if (at != "start" && at != "end") bad(store, "sharding index_location '" + bounded_text(at) + "'");
     s->index_at_start = at == "start";
     return s;
 }
@@ -77,7 +77,8 @@ inline chain parse_v3_codecs(const std::string& store, const json& list, std::si
             seen_bytes = true;
             if (name == "bytes") {
                 const std::string endian = text_member(store, "codec 'bytes'", conf, "endian", "little");
-                if (endian != "little" && endian != "big") bad(store, "bytes codec endian '" + endian + "'");
+                if (endian != "little" && endian != "big")
+                    bad(store, "bytes codec endian '" + bounded_text(endian) + "'");
                 c.big = endian == "big" && item > 1;
             } else {
                 c.shard = parse_shard(store, conf, rank, item, level);
@@ -134,12 +135,12 @@ inline meta parse_v3(const std::string& store, const json& z) {
                            ? object_member(store, "zarr.json", z, "chunk_key_encoding")
                            : default_keys;
     const std::string encoding = text_member(store, "zarr.json's chunk_key_encoding", keys, "name");
-    if (encoding != "default" && encoding != "v2") bad(store, "chunk_key_encoding '" + encoding + "'");
+    if (encoding != "default" && encoding != "v2") bad(store, "chunk_key_encoding '" + bounded_text(encoding) + "'");
     m.v3_default_keys = encoding == "default";
     const json& key_conf = object_member(store, "zarr.json's chunk_key_encoding", keys, "configuration");
     const std::string sep =
         text_member(store, "chunk_key_encoding's configuration", key_conf, "separator", m.v3_default_keys ? "/" : ".");
-    if (sep != "." && sep != "/") bad(store, "chunk key separator '" + sep + "'");
+    if (sep != "." && sep != "/") bad(store, "chunk key separator '" + bounded_text(sep) + "'");
     m.separator = sep[0];
     const json& transformers = any_member(store, "zarr.json", z, "storage_transformers");
     if (!transformers.is_null() && (!transformers.is_array() || !transformers.empty()))

@@ -100,6 +100,19 @@ inline std::optional<json> consolidated(const std::string& store) {
     return entry;
 }
 
+/// parse(), its zarr::error naming `file` (zarr.json, .zarray, .zmetadata) where it does not.
+template <class F>
+meta parsed_from(const std::string& store, const std::string& file, F&& parse) {
+    try {
+        return parse();
+    } catch (const error& e) {
+        const std::string prefix = "[chunkwise.zarr] " + store + ": ", what = e.what();
+        const std::string message = what.rfind(prefix, 0) == 0 ? what.substr(prefix.size()) : what;
+        if (message.find(file) != std::string::npos) throw;
+        throw error(store, "", file + ": " + message);
+    }
+}
+
 /// Opens s.store's metadata into s.m. \throws zarr::error as zarr::array's constructor
 inline void open_metadata(state& s) {
     namespace fs = std::filesystem;
@@ -109,14 +122,15 @@ inline void open_metadata(state& s) {
     if (!fs::exists(st)) throw error(s.store, "", "no such store (directory)");
     if (!fs::is_directory(st)) throw error(s.store, "", "is a file, not a directory store");
     if (path_exists(path / "zarr.json")) {
-        s.m = parse_v3(s.store, load_json(s.store, path / "zarr.json"));
+        s.m = parsed_from(s.store, "zarr.json",
+                          [&] { return parse_v3(s.store, load_json(s.store, path / "zarr.json")); });
     } else if (path_exists(path / ".zarray")) {
-        s.m = parse_v2(s.store, load_json(s.store, path / ".zarray"));
+        s.m = parsed_from(s.store, ".zarray", [&] { return parse_v2(s.store, load_json(s.store, path / ".zarray")); });
         if (path_exists(path / ".zattrs")) s.m.attributes = load_json(s.store, path / ".zattrs");
     } else if (std::optional<json> c = consolidated(s.store)) {
         json attrs = c->contains("chunkwise:attributes") ? (*c)["chunkwise:attributes"] : json::object();
         c->erase("chunkwise:attributes");
-        s.m = parse_v2(s.store, *c);
+        s.m = parsed_from(s.store, "its group's .zmetadata", [&] { return parse_v2(s.store, *c); });
         s.m.attributes = std::move(attrs);
     } else if (path_exists(path / ".chunkwise-unfinished")) {
         throw error(s.store, "",

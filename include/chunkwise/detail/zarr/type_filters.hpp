@@ -96,7 +96,11 @@ void undelta(const unsigned char* in, unsigned char* out, std::size_t n, bool a_
             step = static_cast<Acc>(a);
         }
         acc = i == 0 ? step : static_cast<Acc>(acc + step);
-        store_value(out + i * sizeof(S), convert_value<S, Acc>(acc), s_swap);
+        if constexpr (std::is_integral_v<S> && std::is_integral_v<Acc>) {
+            store_value(out + i * sizeof(S), static_cast<S>(acc), s_swap);  // wraps, as numpy's sum does
+        } else {
+            store_value(out + i * sizeof(S), convert_value<S, Acc>(acc), s_swap);
+        }
     }
 }
 
