@@ -23,10 +23,19 @@ if command -v ccache >/dev/null 2>&1; then
   ccache --max-size=8G >/dev/null
   launch=(env CMAKE_CXX_COMPILER_LAUNCHER=ccache CMAKE_C_COMPILER_LAUNCHER=ccache)
 fi
+# Each stage's time, build and tests apart, printed at the end with the total.
+
+times=()
+stage_time() {  # NAME SECONDS_BUILDING SECONDS_TESTING
+  times+=("$(printf '%-28s build %5d s  tests %5d s' "$1" "$2" "$3")")
+}
 run_preset() {
+  local t0=$SECONDS t1
   "${launch[@]}" cmake --preset "$1" >/dev/null
   cmake --build --preset "$1" -j "$jobs"
+  t1=$SECONDS
   ctest --preset "$1" -j "$jobs" 2>&1 | tee -a "$log"
+  stage_time "${2:-$1}" $((t1 - t0)) $((SECONDS - t1))
 }
 for preset in dev asan tsan parallel-hdf5; do
   echo "=== chunkwise: $preset ==="
@@ -44,7 +53,7 @@ for series in 1.14 2; do
     exit 1
   fi
   echo "HDF5 $series.x: $root"
-  CHUNKWISE_TEST_HDF5_ROOT=$root CHUNKWISE_TEST_HDF5_SERIES=$series run_preset hdf5-release
+  CHUNKWISE_TEST_HDF5_ROOT=$root CHUNKWISE_TEST_HDF5_SERIES=$series run_preset hdf5-release "hdf5-release ($series.x)"
 done
 echo "=== chunkwise: Debian sid: HDF5 2.x, h5py, GCC, CMake, xtensor and Catch2 of sid ==="
 rc=0
@@ -55,7 +64,9 @@ elif ((rc != 0)); then
   echo "Debian sid root: failed (exit $rc)"
   exit 1
 else
+  t0=$SECONDS
   bash tests/run-in-sid.sh "$sid" 2>&1 | tee -a "$log"
+  times+=("$(printf '%-28s build and tests %5d s' "sid" $((SECONDS - t0)))")
 fi
 echo "=== chunkwise: clang ==="
 run_preset clang
@@ -65,5 +76,8 @@ passed=0 failed=0
 while read -r _ _ _ nfail _ _ _ _ total; do
   passed=$((passed + total - nfail)); failed=$((failed + nfail))
 done < <(grep -E '^[0-9]+% tests passed, [0-9]+ tests failed out of [0-9]+' "$log")
+echo "stage times:"
+printf '  %s\n' "${times[@]}"
+printf '  %-28s %d s (%d min)\n' "total" $SECONDS $((SECONDS / 60))
 echo "all presets: $passed passed, $failed failed"
 ((failed == 0))

@@ -20,12 +20,15 @@ int main() {
     h5::write(file, "/a", a, h5::write_options{.chunk = {4, 4}, .shuffle = true, .codec = "bz2"});
     zarr::write(dir / "a.zarr", a, zarr::write_options{.chunk = {4, 4}, .shuffle = true, .codec = "bz2"});
 
-    const h5::dataset d(file, "/a");
-    const zarr::array z(dir / "a.zarr");
-    const bool same = d.read<double, 2>(chunkwise::block{0, 0, 12}) == z.read<double, 2>(chunkwise::block{0, 0, 12});
-    std::printf("HDF5 %s, %s + %s; Zarr v%d %s, %s + %s; read back %s\n", d.dtype().c_str(), d.codecs()[0].c_str(),
-                d.codecs()[1].c_str(), z.format(), z.dtype().c_str(), z.codecs()[0].c_str(), z.codecs()[1].c_str(),
-                same ? "the same" : "DIFFERENT");
+    {  // read back; the file is closed again at the brace, before it is written to below
+        const h5::dataset d(file, "/a");
+        const zarr::array z(dir / "a.zarr");
+        const bool same =
+            d.read<double, 2>(chunkwise::block{0, 0, 12}) == z.read<double, 2>(chunkwise::block{0, 0, 12});
+        std::printf("HDF5 %s, %s + %s; Zarr v%d %s, %s + %s; read back %s\n", d.dtype().c_str(),
+                    d.codecs()[0].c_str(), d.codecs()[1].c_str(), z.format(), z.dtype().c_str(),
+                    z.codecs()[0].c_str(), z.codecs()[1].c_str(), same ? "the same" : "DIFFERENT");
+    }
 
     // write_mode::create (the default) refuses what exists, in both; replace replaces it.
     for (const auto& attempt : {+[](const std::filesystem::path& f, const xt::xtensor<double, 2>& x) {

@@ -229,8 +229,10 @@ TEST_CASE("stores: one designated initializer for both write_options; the same d
 TEST_CASE("stores: write_mode create refuses what exists in both, replace replaces in both", "[store]") {
     const pair_of_stores s("modes");
     const xt::xtensor<float, 2> twice = s.values * 2.0f;
-    CHECK_THROWS_WITH(h5::write(s.file, s.dataset, twice), Catch::Matchers::Contains("already exists"));
-    CHECK_THROWS_WITH(zarr::write(s.store, twice), Catch::Matchers::Contains("not overwritten"));
+    const std::string same = "not overwritten (write_mode::create; ask for write_mode::replace to replace it)";
+    CHECK_THROWS_WITH(h5::write(s.file, s.dataset, twice),
+                      Catch::Matchers::Contains("already exists") && Catch::Matchers::EndsWith(same));
+    CHECK_THROWS_WITH(zarr::write(s.store, twice), Catch::Matchers::EndsWith(same));
     CHECK(h5::dataset(s.file, s.dataset).read<float, 2>(block{0, 0, 20})(1, 1) == s.values(1, 1));
     CHECK(zarr::array(s.store).read<float, 2>(block{0, 0, 20})(1, 1) == s.values(1, 1));
     h5::write(s.file, s.dataset, twice, {.mode = chunkwise::write_mode::replace});

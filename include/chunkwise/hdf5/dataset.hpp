@@ -312,7 +312,7 @@ private:
                                              "variable-length sequences of them, not this type"));
         }
         if (std::is_same_v<T, bool> && !s_->type.is_bool)
-            return "stored as " + dtype() + ", not as bool: bool reads arrays stored as bool (h5py's bool)";
+            return "stored as " + dtype() + ", not as bool: bool reads arrays stored as bool";
         if (!opt_.convert && !detail::holds_exactly<T>(s_->type))
             return chunkwise::detail::conversion_problem<T>(dtype());
         return {};

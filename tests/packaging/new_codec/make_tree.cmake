@@ -9,8 +9,7 @@ file(READ "${codecs}/table.hpp" table)
 string(REPLACE "#include <chunkwise/detail/codecs/zstd.hpp>\n"
                "#include <chunkwise/detail/codecs/zstd.hpp>\n#include <chunkwise/detail/codecs/xor.hpp>\n"
                table "${table}")
-string(REPLACE "        &crc32c_codec,      // Zarr v3: crc32c\n" "        &crc32c_codec,      // Zarr v3: crc32c\n        &xor_codec,\n"
-               table "${table}")
+string(REGEX REPLACE "(        &crc32c_codec, +// Zarr v3: crc32c\n)" "\\1        &xor_codec,\n" table "${table}")
 if(NOT table MATCHES "&xor_codec," OR NOT table MATCHES "codecs/xor.hpp")
   message(FATAL_ERROR "codecs/table.hpp no longer has the lines the new codec goes after")
 endif()

@@ -266,16 +266,16 @@ inline scaling_point point_from_json(const chunkwise::detail::json_value& p) {
     s.ranks = point_count(p, "ranks", 1, s.workers);
     s.threads = point_count(p, "threads", 1, s.workers);
     if (s.ranks * s.threads != s.workers)
-        throw error("[chunkwise.bench] not a scaling report: the point of " + std::to_string(s.workers) + " workers ran " +
-                    std::to_string(s.ranks) + " ranks of " + std::to_string(s.threads) + " threads");
+        throw error("[chunkwise.bench] not a scaling report: the point of " + std::to_string(s.workers) +
+                    " workers ran " + std::to_string(s.ranks) + " ranks of " + std::to_string(s.threads) + " threads");
     if (const auto* samples = p["samples"].as_array()) {
         for (const auto& t : *samples) s.samples.push_back(t.number());
     } else {
         s.samples.push_back(p["seconds"]["mean"].number());
     }
     if (!std::isnan(p["repeats"].number()) && point_count(p, "repeats", 1, s.workers) != s.samples.size())
-        throw error("[chunkwise.bench] not a scaling report: the point of " + std::to_string(s.workers) + " workers says " +
-                    std::to_string(point_count(p, "repeats", 1, s.workers)) + " repeats and holds " +
+        throw error("[chunkwise.bench] not a scaling report: the point of " + std::to_string(s.workers) +
+                    " workers says " + std::to_string(point_count(p, "repeats", 1, s.workers)) + " repeats and holds " +
                     std::to_string(s.samples.size()) + " samples");
     const auto& ph = p["phases"];
     s.phases = {number_or(ph["read"], 0),    number_or(ph["compute"], 0), number_or(ph["wait"], 0),

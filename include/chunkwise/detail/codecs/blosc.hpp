@@ -32,7 +32,8 @@ inline std::size_t blosc_stated(const unsigned char* in, std::size_t n) {
 /// are ignored, as c-blosc's own decoder (numcodecs', the HDF5 plugin's) ignores them.
 /// \throws std::runtime_error where the frame is cut short
 inline std::size_t blosc_frame_bytes(const unsigned char* in, std::size_t n) {
-    if (n < BLOSC_MIN_HEADER_LENGTH) damaged("a truncated Blosc frame: " + std::to_string(n) + " bytes, shorter than its header");
+    if (n < BLOSC_MIN_HEADER_LENGTH)
+        damaged("a truncated Blosc frame: " + std::to_string(n) + " bytes, shorter than its header");
     std::size_t nbytes = 0, cbytes = 0, blocksize = 0;
     blosc_cbuffer_sizes(in, &nbytes, &cbytes, &blocksize);
     if (cbytes > n)

@@ -193,7 +193,7 @@ private:
             committed_ = true;  // nothing of ours to undo
             throw error(file_, path_,
                         !dataset ? "write: a group (or another object that is not a dataset) exists there: not replaced"
-                                 : "write: the dataset already exists (write_mode::create; ask for "
+                                 : "write: the dataset already exists: not overwritten (write_mode::create; ask for "
                                    "write_mode::replace to replace it)");
         }
         if (H5Ldelete(file_h_.get(), path_.c_str(), H5P_DEFAULT) < 0)

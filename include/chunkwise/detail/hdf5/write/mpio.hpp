@@ -174,7 +174,7 @@ private:
         if (H5Lexists(fh_.get(), p_.c_str(), H5P_DEFAULT) > 0) {
             if (opt_.mode != write_mode::replace)
                 throw error(f_, p_,
-                            "write_blocks: the dataset already exists (write_mode::create; ask for "
+                            "write_blocks: the dataset already exists: not overwritten (write_mode::create; ask for "
                             "write_mode::replace to replace it)");
             fail_if(H5Ldelete(fh_.get(), p_.c_str(), H5P_DEFAULT) >= 0
                         ? std::string()
