@@ -4,16 +4,31 @@ set(CHUNKWISE_SANITIZE "" CACHE STRING
     "Sanitizers for chunkwise's own tests and examples: empty, 'address;undefined' or 'thread'")
 option(CHUNKWISE_WERROR "Treat warnings as errors in chunkwise's own targets" OFF)
 
-add_library(chunkwise_dev INTERFACE)
-target_compile_options(chunkwise_dev INTERFACE
+option(CHUNKWISE_USE_LIBRARIES
+       "Build chunkwise's own tests, examples, docs and benchmarks in compiled mode (linking libchunkwise_<comp>)" OFF)
+if(CHUNKWISE_USE_LIBRARIES AND NOT CHUNKWISE_BUILD_LIBRARIES)
+  message(FATAL_ERROR "chunkwise: CHUNKWISE_USE_LIBRARIES=ON needs CHUNKWISE_BUILD_LIBRARIES=ON")
+endif()
+
+# chunkwise_dev_flags: warnings, assertions and sanitizers (the compiled libraries take these too);
+# chunkwise_dev: those, and in compiled mode every component's library.
+add_library(chunkwise_dev_flags INTERFACE)
+target_compile_options(chunkwise_dev_flags INTERFACE
   $<$<CXX_COMPILER_ID:GNU,Clang,AppleClang>:-Wall -Wextra -Wpedantic>
   $<$<AND:$<BOOL:${CHUNKWISE_WERROR}>,$<CXX_COMPILER_ID:GNU,Clang,AppleClang>>:-Werror>)
-target_compile_definitions(chunkwise_dev INTERFACE _GLIBCXX_ASSERTIONS)
+target_compile_definitions(chunkwise_dev_flags INTERFACE _GLIBCXX_ASSERTIONS)
 if(CHUNKWISE_SANITIZE)
   list(JOIN CHUNKWISE_SANITIZE "," _chunkwise_san)
-  target_compile_options(chunkwise_dev INTERFACE -fsanitize=${_chunkwise_san} -fno-omit-frame-pointer
+  target_compile_options(chunkwise_dev_flags INTERFACE -fsanitize=${_chunkwise_san} -fno-omit-frame-pointer
                          -fno-sanitize-recover=all)
-  target_link_options(chunkwise_dev INTERFACE -fsanitize=${_chunkwise_san})
+  target_link_options(chunkwise_dev_flags INTERFACE -fsanitize=${_chunkwise_san})
+endif()
+add_library(chunkwise_dev INTERFACE)
+target_link_libraries(chunkwise_dev INTERFACE chunkwise_dev_flags)
+if(CHUNKWISE_USE_LIBRARIES)
+  foreach(_comp IN LISTS CHUNKWISE_COMPONENTS)
+    target_link_libraries(chunkwise_dev INTERFACE chunkwise::${_comp}_compiled)
+  endforeach()
 endif()
 
 # Environment for running sanitized programs from ctest.

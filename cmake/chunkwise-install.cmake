@@ -10,6 +10,11 @@ install(TARGETS chunkwise EXPORT chunkwiseTargets)
 install(EXPORT chunkwiseTargets NAMESPACE chunkwise:: DESTINATION "${CHUNKWISE_CMAKE_INSTALL_DIR}")
 foreach(_comp IN LISTS CHUNKWISE_COMPONENTS)
   install(TARGETS chunkwise_${_comp} EXPORT chunkwise_${_comp}Targets)
+  if(TARGET chunkwise_${_comp}_compiled)
+    # compiled mode: chunkwise::<comp>_compiled comes with the component (find_package COMPONENTS <comp>)
+    install(TARGETS chunkwise_${_comp}_compiled EXPORT chunkwise_${_comp}Targets
+            ARCHIVE DESTINATION "${CMAKE_INSTALL_LIBDIR}")
+  endif()
   install(EXPORT chunkwise_${_comp}Targets NAMESPACE chunkwise:: DESTINATION "${CHUNKWISE_CMAKE_INSTALL_DIR}")
   install(FILES "${PROJECT_BINARY_DIR}/chunkwise-${_comp}-deps.cmake" DESTINATION "${CHUNKWISE_CMAKE_INSTALL_DIR}")
 endforeach()
@@ -123,4 +128,21 @@ Libs:${_pc_libs}
 ")
   list(APPEND _pc_files "${PROJECT_BINARY_DIR}/pkgconfig/chunkwise-zarr.pc")
 endif()
+# Compiled mode: chunkwise-<comp>-compiled.pc, the component's flags and its library.
+foreach(_comp IN LISTS CHUNKWISE_COMPONENTS)
+  if(TARGET chunkwise_${_comp}_compiled)
+    string(TOUPPER "${_comp}" _upper)
+    file(CONFIGURE OUTPUT "${PROJECT_BINARY_DIR}/pkgconfig/chunkwise-${_comp}-compiled.pc" @ONLY CONTENT
+"${_pc_head}libdir=\${prefix}/${CMAKE_INSTALL_LIBDIR}
+
+Name: chunkwise-${_comp}-compiled
+Description: chunkwise's ${_comp} component in compiled mode (libchunkwise_${_comp})
+Version: @PROJECT_VERSION@
+Requires: chunkwise-${_comp}
+Cflags: -DCHUNKWISE_${_upper}_SEPARATE_COMPILATION=1
+Libs: -L\${libdir} -lchunkwise_${_comp}
+")
+    list(APPEND _pc_files "${PROJECT_BINARY_DIR}/pkgconfig/chunkwise-${_comp}-compiled.pc")
+  endif()
+endforeach()
 install(FILES ${_pc_files} DESTINATION "${CHUNKWISE_PKGCONFIG_INSTALL_DIR}")

@@ -116,7 +116,7 @@ def main(argv):
     root = pathlib.Path(argv[0] if argv else ".")
     most = int(argv[argv.index("--most") + 1]) if "--most" in argv else 100
     long, count = [], 0
-    for path in sorted((root / "include").rglob("*.hpp")):
+    for path in sorted(list((root / "include").rglob("*.hpp")) + list((root / "include").rglob("*.ipp"))):
         raw = path.read_text().splitlines()
         for first, last in functions(blank(path.read_text())):
             count += 1

@@ -18,6 +18,9 @@
   blocks, policies, apply, store, run and bench include no MPI, HDF5, Boost, nlohmann or xtensor
   header; codecs none of those either; tensor none but xtensor's.
 - No include cycle; no header longer than 500 lines.
+- Every .ipp file (a component's definitions, docs/installing.md "Header-only or compiled") sits
+  beside its header, which includes it, is included by its component's src.hpp, includes
+  nothing itself and is at most 500 lines.
 - No type, concept or alias is declared outside a `detail` namespace in a header under detail/.
 - tests/core/test_user_policy.cpp and the benchmarks name no chunkwise `detail::` entity.
 Prints "walls ok: ..." and exits 0, or names every problem and exits 1.
@@ -213,6 +216,26 @@ def main(source, includes_only=False):
                 d = decl.match(line)
                 if d:
                     problems.append(f"{h}: declares '{d.group(3)}' outside a detail namespace (public names live in public headers)")
+    # ---- the .ipp files: each beside its header, which includes it where header-only; each
+    # compiled by its component's src.hpp; at most 500 lines, including nothing ----
+    ipps = sorted(str(p.relative_to(include)) for p in include.rglob("*.ipp"))
+    for ipp in ipps:
+        header = ipp[:-4] + ".hpp"
+        owner = next((n for n, c in components.items() if any(ipp.startswith(f) for f in c["folders"])), None)
+        ipp_lines = (include / ipp).read_text().splitlines()
+        if len(ipp_lines) > 500:
+            problems.append(f"{ipp}: {len(ipp_lines)} lines (at most 500)")
+        if any(re.match(r"\s*#\s*include", x) for x in ipp_lines):
+            problems.append(f"{ipp}: includes a file (its header includes what it needs)")
+        if not (include / header).is_file():
+            problems.append(f"{ipp}: no header {header} beside it")
+        elif f"#include <chunkwise/{ipp}>" not in (include / header).read_text():
+            problems.append(f"{header} does not include <chunkwise/{ipp}> (header-only mode)")
+        if owner is None:
+            problems.append(f"{ipp}: in no component's folders (only components are compiled)")
+        elif not (include / owner / "src.hpp").is_file() or \
+                f"#include <chunkwise/{ipp}>" not in (include / owner / "src.hpp").read_text():
+            problems.append(f"{ipp}: not compiled by <chunkwise/{owner}/src.hpp>")
     if up:
         problems.append(f"{len(up)} includes reach up or sideways (none may):\n    " + "\n    ".join(up))
 
@@ -256,7 +279,8 @@ def main(source, includes_only=False):
     print(f"walls ok: {len(headers)} headers, each with one row in the architecture tables, "
           f"{len(components)} components ({', '.join(components)}) each with its check, pkg-config file, Spack variant, "
           f"docs, API reference entry, README line and tests; {edges} includes of chunkwise headers, {up_text}, no "
-          "cycle, no public name under detail/; codecs and tensor below both stores, hdf5 and zarr peers")
+          "cycle, no public name under detail/; codecs and tensor below both stores, hdf5 and zarr peers; "
+          f"{len(ipps)} .ipp files, each included by its header and compiled by its component's src.hpp")
     return 0
 
 

@@ -5,6 +5,7 @@
 /// stored chunk decoded by the dataset's own pipeline in the calling thread (`h5::decode_chunk`),
 /// and how large blocks are copied (`h5::large_read_copies`).
 
+#include <chunkwise/detail/core/compiled.hpp>
 #include <chunkwise/detail/hdf5/read/bytes.hpp>
 #include <chunkwise/detail/hdf5/read/run_plan.hpp>
 #include <chunkwise/detail/hdf5/read/inventory.hpp>
@@ -31,13 +32,7 @@ struct stored_chunk {
 /// HDF5 lock where chunkwise walks it, else from HDF5 under the lock: in time linear in the
 /// number of chunks wherever the index is walked or HDF5 lists them all at once.
 /// \throws h5::error where HDF5 cannot say where a chunk is
-inline std::vector<stored_chunk> stored_chunks(const dataset& ds) {
-    std::vector<stored_chunk> out;
-    for (auto& e : detail::inventory(detail::dataset_access::state(ds))) {
-        out.push_back(stored_chunk{std::move(e.offset), e.address, e.size, e.mask});
-    }
-    return out;
-}
+CHUNKWISE_HDF5_DECL std::vector<stored_chunk> stored_chunks(const dataset& ds);
 
 /// Where the reads of a dataset learn where its chunks are.
 enum class chunk_source {
@@ -49,31 +44,10 @@ enum class chunk_source {
 };
 
 /// Where the reads of `ds` learn its chunk locations.
-inline chunk_source chunk_locations(const dataset& ds) {
-    const detail::dataset_state& s = detail::dataset_access::state(ds);
-    if (s.layout != detail::storage::chunked) return chunk_source::not_chunked;
-    if (!s.decodable) return chunk_source::hdf5;
-    if (s.index.usable()) return chunk_source::file_index;
-    if (s.probing) return chunk_source::probe_driver;
-    return s.listed ? chunk_source::listing : chunk_source::hdf5;
-}
+CHUNKWISE_HDF5_DECL chunk_source chunk_locations(const dataset& ds);
 
 /// A sentence for `c` ("the file's chunk index, walked by each reader without a lock").
-inline std::string describe(chunk_source c) {
-    switch (c) {
-        case chunk_source::not_chunked:
-            return "not chunked";
-        case chunk_source::file_index:
-            return "the file's chunk index, walked by each reader without a lock";
-        case chunk_source::probe_driver:
-            return "the probe driver, one lookup per chunk under the library lock";
-        case chunk_source::listing:
-            return "HDF5's listing of every chunk, once, under the library lock";
-        case chunk_source::hdf5:
-            return "none: H5Dread reads under the library lock";
-    }
-    return "unknown";
-}
+CHUNKWISE_HDF5_DECL std::string describe(chunk_source c);
 
 /// The type of `ds`'s chunk index as the HDF5 file format names it: "v1 B-tree", "single chunk",
 /// "implicit", "fixed array", "extensible array" or "v2 B-tree"; "" where `ds` is not chunked or
@@ -87,20 +61,8 @@ inline std::string chunk_index_type(const dataset& ds) {
 /// own pipeline, in the calling thread, as reads do, into `out` (at least the chunk's decoded
 /// size). Returns the decoded size.
 /// \throws h5::error where the chunk is damaged, or where chunkwise does not decode these filters
-inline std::size_t decode_chunk(const dataset& ds, std::span<const unsigned char> stored, std::uint32_t filter_mask,
-                                std::span<unsigned char> out) {
-    const detail::dataset_state& s = detail::dataset_access::state(ds);
-    if (s.layout != detail::storage::chunked || !s.decodable) {
-        s.fail("decode_chunk: chunkwise does not decode this dataset's chunks (not chunked, or filters HDF5 decodes)");
-    }
-    if (out.size() < s.chunk_bytes) {
-        s.fail("decode_chunk: an output of " + std::to_string(out.size()) + " bytes for chunks of " +
-               std::to_string(s.chunk_bytes));
-    }
-    const std::size_t at[32] = {};  // (HDF5's most axes; errors name the chunk at the origin)
-    (void)detail::decode_chunk(s, detail::scratch::mine(), stored.size(), filter_mask, at, out.data(), stored.data());
-    return s.chunk_bytes;
-}
+CHUNKWISE_HDF5_DECL std::size_t decode_chunk(const dataset& ds, std::span<const unsigned char> stored,
+                                             std::uint32_t filter_mask, std::span<unsigned char> out);
 
 /// How reads into large outputs (16 MiB or more by default) copy uncompressed bytes: pread, or
 /// copies from mappings of the file; the first such read measures both on its own bytes and the
@@ -113,17 +75,10 @@ struct copy_method {
 };
 
 /// How this process copies large outputs (see copy_method).
-inline copy_method large_read_copies() {
-    const auto& m = detail::map_setting::get();
-    copy_method c;
-    c.min_bytes = m.min_bytes.load();
-    const auto choice = m.choice.load();
-    c.method = choice == detail::copy_choice::mapped  ? "mapped copies"
-               : choice == detail::copy_choice::pread ? "pread"
-                                                      : "not decided yet";
-    c.pread_ms = static_cast<double>(m.measured_pread_ns.load()) / 1e6;
-    c.mapped_ms = static_cast<double>(m.measured_mapped_ns.load()) / 1e6;
-    return c;
-}
+CHUNKWISE_HDF5_DECL copy_method large_read_copies();
 
 }  // namespace chunkwise::h5
+
+#if CHUNKWISE_HDF5_HEADER_ONLY
+#include <chunkwise/hdf5/chunks.ipp>
+#endif

@@ -4,6 +4,7 @@
 /// decoding chunks in the calling thread (whole rows, selected `h5::indices` of one axis, or
 /// ragged records); and `h5::read_buffer`, a worker's reusable buffer.
 
+#include <chunkwise/detail/core/compiled.hpp>
 #include <chunkwise/detail/hdf5/open.hpp>
 #include <chunkwise/detail/hdf5/read/box.hpp>
 #include <chunkwise/detail/hdf5/read/ragged.hpp>
@@ -68,11 +69,7 @@ public:
             : s_(detail::open_dataset(file, path)), opt_(opt) {}
 
     /// The same dataset read with other options (shares everything else with this view).
-    [[nodiscard]] dataset with(read_options opt) const {
-        dataset d = *this;
-        d.opt_ = opt;
-        return d;
-    }
+    [[nodiscard]] dataset with(read_options opt) const;
     /// The read options of this view.
     [[nodiscard]] const read_options& options() const noexcept { return opt_; }
 
@@ -82,12 +79,7 @@ public:
     [[nodiscard]] std::size_t rank() const noexcept { return s_->dims.size(); }
     /// The chunk shape: the unit a partition never splits. A contiguous dataset reads in chunks of
     /// one row (every other axis whole).
-    [[nodiscard]] std::vector<std::size_t> chunks() const {
-        if (!s_->chunk.empty()) return s_->chunk;
-        std::vector<std::size_t> one_row = s_->dims;
-        one_row[0] = 1;
-        return one_row;
-    }
+    [[nodiscard]] std::vector<std::size_t> chunks() const;
     /// Chunk extent of every axis; nullopt when the dataset is not chunked.
     [[nodiscard]] std::optional<std::vector<std::size_t>> chunk_shape() const {
         if (s_->chunk.empty()) return std::nullopt;
@@ -106,12 +98,7 @@ public:
     [[nodiscard]] std::size_t element_size() const noexcept { return s_->element_bytes; }
     /// Bytes the dataset's values take in the file (compressed where filtered; 0 where nothing was
     /// written): what a pass over the whole dataset reads from storage.
-    [[nodiscard]] std::uint64_t stored_bytes() const {
-        detail::library_lock lock;
-        const hsize_t bytes = H5Dget_storage_size(s_->dset_h.get());
-        H5Eclear2(H5E_DEFAULT);
-        return static_cast<std::uint64_t>(bytes);
-    }
+    [[nodiscard]] std::uint64_t stored_bytes() const;
     /// The codecs (HDF5 filters), in the order applied when writing (e.g. {"shuffle", "deflate"}),
     /// as zarr::array::codecs.
     [[nodiscard]] const std::vector<std::string>& codecs() const noexcept { return s_->filter_names; }
@@ -331,3 +318,7 @@ struct dataset_access {
 }  // namespace detail
 
 }  // namespace chunkwise::h5
+
+#if CHUNKWISE_HDF5_HEADER_ONLY
+#include <chunkwise/hdf5/dataset.ipp>
+#endif

@@ -4,6 +4,7 @@
 /// (decodes it in the worker, with which library; writes it, under which option; or leaves it to
 /// HDF5), from chunkwise's one filter table. chunkwise-doctor prints it; docs/hdf5.md, "Filters".
 
+#include <chunkwise/detail/core/compiled.hpp>
 #include <chunkwise/detail/hdf5/codecs.hpp>
 
 #include <string>
@@ -25,22 +26,10 @@ struct filter_info {
 };
 
 /// Every filter chunkwise knows, in id order, and what this build does with each.
-inline std::vector<filter_info> known_filters() {
-    std::vector<filter_info> out;
-    for (const detail::codec* c : detail::all_codecs()) {
-        filter_info f;
-        f.id = c->id;
-        f.name = c->name;
-        f.provider = c->provider;
-        f.decoded_here = c->library != nullptr;
-        if (f.decoded_here) f.library = c->library();
-        f.needs_library = !f.decoded_here && c->needs != nullptr;
-        if (f.needs_library) f.missing_library = c->needs;
-        if (c->option != nullptr) f.option = c->option;
-        f.writable = c->encode != nullptr;
-        out.push_back(std::move(f));
-    }
-    return out;
-}
+CHUNKWISE_HDF5_DECL std::vector<filter_info> known_filters();
 
 }  // namespace chunkwise::h5
+
+#if CHUNKWISE_HDF5_HEADER_ONLY
+#include <chunkwise/hdf5/filters.ipp>
+#endif

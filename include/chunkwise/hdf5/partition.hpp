@@ -3,6 +3,7 @@
 /// `chunkwise::h5::partition`: blocks of a dataset's rows that never split a chunk, by count
 /// (`parts`) or by size (`block_bytes`).
 
+#include <chunkwise/detail/core/compiled.hpp>
 #include <chunkwise/hdf5/dataset.hpp>
 #include <chunkwise/partition.hpp>
 #include <chunkwise/store.hpp>
@@ -40,10 +41,10 @@ using chunkwise::default_block_bytes;
 /// size), balanced, each a whole number of chunk rows (never splitting a chunk); a block is at
 /// least one chunk row (one row for contiguous datasets) however small b.count is.
 /// \throws std::invalid_argument if b.count is 0
-[[nodiscard]] inline std::vector<block> partition(const dataset& ds, block_bytes b) {
-    const std::vector<std::size_t> shape = ds.shape();
-    return chunkwise::detail::partition_by_bytes(
-        shape[0], ds.chunks()[0], ds.element_size() * chunkwise::detail::row_values(shape), b, "[chunkwise.h5]");
-}
+[[nodiscard]] CHUNKWISE_HDF5_DECL std::vector<block> partition(const dataset& ds, block_bytes b);
 
 }  // namespace chunkwise::h5
+
+#if CHUNKWISE_HDF5_HEADER_ONLY
+#include <chunkwise/hdf5/partition.ipp>
+#endif

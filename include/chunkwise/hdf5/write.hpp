@@ -3,6 +3,7 @@
 /// `chunkwise::h5::write` and `write_blocks`: arrays and block results into a new dataset of an
 /// HDF5 file (chunked, deflated on request), readable by h5py, h5dump and any HDF5 reader.
 
+#include <chunkwise/detail/core/compiled.hpp>
 #include <chunkwise/detail/hdf5/library.hpp>
 #include <chunkwise/detail/hdf5/types.hpp>
 #include <chunkwise/detail/hdf5/write/create.hpp>
@@ -41,29 +42,9 @@ namespace chunkwise::h5 {
 namespace detail {
 
 // heap_bytes: bytes stored beside the elements (variable-length values).
-inline void write_raw(const std::filesystem::path& file, const std::string& path, hid_t mem_type, std::size_t elem_size,
-                      const std::vector<std::size_t>& shape, const void* data, write_options opt,
-                      std::size_t heap_bytes = 0) {
-    const std::string f = file.string();
-    const std::string p = normalize_path(path);
-    complete_options(opt, shape, elem_size, f, p);
-    std::error_code ec;
-    const bool existed = std::filesystem::exists(file, ec);
-    if (existed) {
-        std::size_t bytes = elem_size;
-        for (std::size_t d : shape) bytes *= d;
-        if (const std::string problem = room_problem(f, bytes + heap_bytes); !problem.empty())
-            throw error(f, p, "write: " + problem);
-    }
-    library_lock lock;
-    dataset_writer w(f, p, mem_type, shape, opt, H5P_DEFAULT, existed);
-    std::size_t count = 1;
-    for (std::size_t s : shape) count *= s;
-    if (count > 0 && H5Dwrite(w.dataset(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0) {
-        w.fail("writing failed: " + last_error());
-    }
-    w.commit();
-}
+CHUNKWISE_HDF5_DECL void write_raw(const std::filesystem::path& file, const std::string& path, hid_t mem_type,
+                                   std::size_t elem_size, const std::vector<std::size_t>& shape, const void* data,
+                                   write_options opt, std::size_t heap_bytes = 0);
 
 /// Writes `shape` values of T at `data`: through HDF5's filters (deflate, shuffle), or, for a
 /// codec HDF5 cannot apply itself (write_options::codec), chunk by chunk encoded here
@@ -225,3 +206,7 @@ void write_blocks(Policy& policy, const std::filesystem::path& file, const std::
 }
 
 }  // namespace chunkwise::h5
+
+#if CHUNKWISE_HDF5_HEADER_ONLY
+#include <chunkwise/hdf5/write.ipp>
+#endif

@@ -3,6 +3,7 @@
 /// `chunkwise::zarr::array`: a read-only view of one Zarr array (v2 or v3) in a directory store
 /// that reads rows in blocks, decoding chunks in the calling thread with no lock.
 
+#include <chunkwise/detail/core/compiled.hpp>
 #include <chunkwise/detail/zarr/open.hpp>
 #include <chunkwise/detail/zarr/read_box.hpp>
 #include <chunkwise/partition.hpp>
@@ -43,19 +44,10 @@ public:
     /// Opens the array stored in the directory `path`.
     /// \throws zarr::error naming the store if it is missing, is a file, or its metadata is
     ///         missing or malformed or names a type chunkwise does not read
-    explicit array(const std::filesystem::path& path, read_options opt = {})
-            : s_(std::make_shared<detail::state>()), opt_(opt) {
-        s_->store = path.string();
-        while (s_->store.size() > 1 && s_->store.back() == '/') s_->store.pop_back();
-        detail::open_metadata(*s_);
-    }
+    explicit array(const std::filesystem::path& path, read_options opt = {});
 
     /// The same array read with other options (shares everything else with this view).
-    [[nodiscard]] array with(read_options opt) const {
-        array a = *this;
-        a.opt_ = opt;
-        return a;
-    }
+    [[nodiscard]] array with(read_options opt) const;
     /// The read options of this view.
     [[nodiscard]] const read_options& options() const noexcept { return opt_; }
 
@@ -83,15 +75,7 @@ public:
     [[nodiscard]] std::size_t element_size() const noexcept { return s_->m.type.size; }
     /// The codec names in encoding order, as the metadata names them (v2: filters then compressor;
     /// v3: the bytes codecs, after "sharding_indexed" where sharded), as h5::dataset::codecs.
-    [[nodiscard]] std::vector<std::string> codecs() const {
-        std::vector<std::string> out;
-        if (s_->m.codecs.shard) {
-            out.push_back("sharding_indexed");
-            for (const auto& c : s_->m.codecs.shard->codecs->bytes_codecs) out.push_back(c.name);
-        }
-        for (const auto& c : s_->m.codecs.bytes_codecs) out.push_back(c.name);
-        return out;
-    }
+    [[nodiscard]] std::vector<std::string> codecs() const;
     /// The user attributes (.zattrs, or zarr.json's "attributes") as JSON text.
     [[nodiscard]] std::string attributes() const { return s_->m.attributes.dump(); }
 
@@ -214,21 +198,7 @@ public:
     /// itself where there is no codec), valid until its next decode_chunk. For tools and
     /// benchmarks that time the codecs alone.
     /// \throws zarr::error if the array is sharded or the bytes do not decode to one chunk
-    [[nodiscard]] std::span<const unsigned char> decode_chunk(std::span<const unsigned char> stored) const {
-        if (s_->m.codecs.shard) fail("decode_chunk: the array is sharded (decode the shard's inner chunks by reading)");
-        std::size_t elems = 1;
-        for (std::size_t c : s_->m.chunks) elems *= c;
-        thread_local std::vector<unsigned char> a, b;
-        try {
-            const unsigned char* raw =
-                detail::decode_bytes(s_->store, s_->m.codecs, stored.data(), stored.size(), elems, s_->m.type, a, b);
-            return {raw, elems * s_->m.type.size};
-        } catch (const error&) {
-            throw;
-        } catch (const std::exception& e) {
-            fail(std::string("decode_chunk: ") + e.what());
-        }
-    }
+    [[nodiscard]] std::span<const unsigned char> decode_chunk(std::span<const unsigned char> stored) const;
     /// True for a sharded v3 array (sharding_indexed).
     [[nodiscard]] bool sharded() const noexcept { return s_->m.codecs.shard != nullptr; }
 
@@ -291,3 +261,7 @@ private:
 };
 
 }  // namespace chunkwise::zarr
+
+#if CHUNKWISE_ZARR_HEADER_ONLY
+#include <chunkwise/zarr/array.ipp>
+#endif

@@ -4,6 +4,7 @@
 /// (`parts`) or by size (`bytes`), with or without a halo; and blocks of rows to be written that
 /// never split a chunk (or shard) of the options they will be written with.
 
+#include <chunkwise/detail/core/compiled.hpp>
 #include <chunkwise/partition.hpp>
 #include <chunkwise/store.hpp>
 #include <chunkwise/zarr/array.hpp>
@@ -39,21 +40,15 @@ using block_bytes = chunkwise::block_bytes;
 /// Splits axis 0 of `a` into balanced blocks of about b.count bytes of decoded data each, each a
 /// whole number of chunk rows (at least one, however small b.count is).
 /// \throws std::invalid_argument if b.count is 0
-[[nodiscard]] inline std::vector<block> partition(const array& a, block_bytes b) {
-    return chunkwise::detail::partition_by_bytes(a.shape()[0], a.chunks()[0],
-                                                 a.element_size() * chunkwise::detail::row_values(a.shape()), b,
-                                                 "[chunkwise.zarr]");
-}
+[[nodiscard]] CHUNKWISE_ZARR_DECL std::vector<block> partition(const array& a, block_bytes b);
 
 /// Splits `rows` rows to be written with `opt` into balanced blocks that never split a chunk (a
 /// shard, where `opt` shards) along axis 0: zarr::write_blocks then sends no rows between processes.
 /// \throws std::invalid_argument if p.count is 0 or opt names no chunk rows (opt.chunk empty)
-[[nodiscard]] inline std::vector<block> partition(std::size_t rows, const write_options& opt, parts p) {
-    if (opt.chunk.empty())
-        throw std::invalid_argument("[chunkwise.zarr] partition(rows, options, parts): options.chunk is empty");
-    const std::size_t unit = opt.shard.empty() ? opt.chunk[0] : opt.shard[0];
-    if (unit == 0) throw std::invalid_argument("[chunkwise.zarr] partition(rows, options, parts): a chunk extent of 0");
-    return chunkwise::partition(rows, p, align{unit});
-}
+[[nodiscard]] CHUNKWISE_ZARR_DECL std::vector<block> partition(std::size_t rows, const write_options& opt, parts p);
 
 }  // namespace chunkwise::zarr
+
+#if CHUNKWISE_ZARR_HEADER_ONLY
+#include <chunkwise/zarr/partition.ipp>
+#endif

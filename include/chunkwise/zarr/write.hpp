@@ -4,6 +4,7 @@
 /// (v2 or v3, sharded or not), each chunk or shard file written by one worker with no lock, under
 /// a temporary name renamed into place.
 
+#include <chunkwise/detail/core/compiled.hpp>
 #include <chunkwise/detail/zarr/write.hpp>
 #include <chunkwise/store.hpp>
 #include <chunkwise/gather.hpp>
@@ -48,14 +49,7 @@ struct write_options {
 namespace detail {
 
 /// The codec `o` asks for, resolved for its format, or why it cannot be written.
-inline chunkwise::detail::codecs::write_codec write_codec_of(const write_options& o) {
-    namespace cs = chunkwise::detail::codecs;
-    cs::write_codec w = cs::resolve_write_codec(o.deflate, o.codec, o.level,
-                                                o.format == 3 ? cs::store_kind::zarr3 : cs::store_kind::zarr2);
-    // v3 has no zlib codec: deflate there is written in gzip frames (gzip is deflate plus a frame).
-    if (w.problem.empty() && o.format == 3 && w.main == &cs::deflate_codec) w.main = &cs::gzip_codec;
-    return w;
-}
+CHUNKWISE_ZARR_DECL chunkwise::detail::codecs::write_codec write_codec_of(const write_options& o);
 
 }  // namespace detail
 
@@ -64,15 +58,7 @@ inline chunkwise::detail::codecs::write_codec write_codec_of(const write_options
 /// deflate and a codec both, a codec the format has not, a level out of range, a codec built
 /// without its library, naming the package), shuffle where the format has no filter for it, or a
 /// shard shape in format 2.
-inline std::string options_problem(const write_options& o) {
-    if (o.format != 2 && o.format != 3) return "format must be 2 or 3, got " + std::to_string(o.format);
-    const auto w = detail::write_codec_of(o);
-    if (!w.problem.empty()) return w.problem;
-    if (o.shuffle && o.format == 3 && (w.main == nullptr || !w.main->own_shuffle))
-        return "shuffle in format 3 needs codec blosc (v3 has no shuffle filter)";
-    if (!o.shard.empty() && o.format != 3) return "shards need format 3";
-    return {};
-}
+CHUNKWISE_ZARR_DECL std::string options_problem(const write_options& o);
 
 namespace detail {
 
@@ -243,3 +229,7 @@ void write(const std::filesystem::path& path, const Array& array, const write_op
 }
 
 }  // namespace chunkwise::zarr
+
+#if CHUNKWISE_ZARR_HEADER_ONLY
+#include <chunkwise/zarr/write.ipp>
+#endif

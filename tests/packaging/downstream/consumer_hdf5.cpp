@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
                                   return s;
                               }),
         [](double a, double b) { return a + b; });
-    std::printf("consumer_hdf5 ok %.0f (filters: %zu)\n", sum, ds.filters().size());
+    std::printf("consumer_hdf5 ok %.0f (filters: %zu) %s\n", sum, ds.filters().size(),
+                CHUNKWISE_HDF5_HEADER_ONLY ? "header-only" : "compiled");
     return sum == 499500.0 ? 0 : 1;
 }

@@ -36,7 +36,9 @@ int main(int argc, char** argv) {
     if (mpi.is_root()) {
         double total = 0;
         for (double s : sums) total += s;
-        std::printf("consumer_mpi_hdf5 %s %.0f on %d ranks\n", total == 44850.0 ? "ok" : "FAILED", total, mpi.size());
+        std::printf("consumer_mpi_hdf5 %s %.0f on %d ranks (hdf5 %s, mpi %s)\n", total == 44850.0 ? "ok" : "FAILED", total,
+                    mpi.size(), CHUNKWISE_HDF5_HEADER_ONLY ? "header-only" : "compiled",
+                    CHUNKWISE_MPI_HEADER_ONLY ? "header-only" : "compiled");
         return total == 44850.0 ? 0 : 1;
     }
     return 0;

@@ -32,6 +32,7 @@ int main(int argc, char** argv) {
                                   return s;
                               }),
         [](double x, double y) { return x + y; });
-    std::printf("consumer_zarr ok %.0f (v%d, %s)\n", sum, a.format(), a.codecs()[0].c_str());
+    std::printf("consumer_zarr ok %.0f (v%d, %s) %s\n", sum, a.format(), a.codecs()[0].c_str(),
+                CHUNKWISE_ZARR_HEADER_ONLY ? "header-only" : "compiled");
     return sum == 499500.0 ? 0 : 1;
 }

@@ -2,8 +2,9 @@
 #   c++ consumer.cpp $(pkg-config --cflags --libs chunkwise)
 #   c++ consumer_hdf5.cpp $(pkg-config --cflags --libs chunkwise-hdf5)   (when HDF5=ON)
 #   c++ consumer_zarr.cpp $(pkg-config --cflags --libs chunkwise-zarr)   (when ZARR=ON)
+#   and both with chunkwise-hdf5-compiled and chunkwise-zarr-compiled     (when COMPILED=ON)
 # and runs them. Variables: PREFIX (the install prefix), SOURCE_DIR (tests/downstream), WORK_DIR,
-# CXX, PKG_CONFIG, HDF5 and ZARR (ON/OFF).
+# CXX, PKG_CONFIG, HDF5, ZARR and COMPILED (ON/OFF).
 file(REMOVE_RECURSE "${WORK_DIR}")
 file(MAKE_DIRECTORY "${WORK_DIR}")
 set(ENV{PKG_CONFIG_PATH} "${PREFIX}/share/pkgconfig")
@@ -13,6 +14,14 @@ if(HDF5)
 endif()
 if(ZARR)
   list(APPEND _builds "consumer_zarr;chunkwise-zarr")
+endif()
+# Compiled mode (COMPILED=ON: the libraries were installed): the same consumers against
+# chunkwise-<comp>-compiled.pc.
+if(COMPILED AND HDF5)
+  list(APPEND _builds "consumer_hdf5;chunkwise-hdf5-compiled")
+endif()
+if(COMPILED AND ZARR)
+  list(APPEND _builds "consumer_zarr;chunkwise-zarr-compiled")
 endif()
 list(LENGTH _builds _n)
 math(EXPR _last "${_n} - 1")
@@ -27,12 +36,12 @@ foreach(_i RANGE 0 ${_last} 2)
   endif()
   message(STATUS "${_module}: ${_flags}")
   separate_arguments(_flags UNIX_COMMAND "${_flags}")
-  execute_process(COMMAND "${CXX}" "${SOURCE_DIR}/${_program}.cpp" -o "${WORK_DIR}/${_program}" -pthread ${_flags}
+  execute_process(COMMAND "${CXX}" "${SOURCE_DIR}/${_program}.cpp" -o "${WORK_DIR}/${_program}-${_module}" -pthread ${_flags}
                   RESULT_VARIABLE rc)
   if(NOT rc EQUAL 0)
     message(FATAL_ERROR "compiling ${_program}.cpp with pkg-config ${_module} failed")
   endif()
-  execute_process(COMMAND "${WORK_DIR}/${_program}" "${WORK_DIR}/${_program}.h5" RESULT_VARIABLE rc)
+  execute_process(COMMAND "${WORK_DIR}/${_program}-${_module}" "${WORK_DIR}/${_program}-${_module}.out" RESULT_VARIABLE rc)
   if(NOT rc EQUAL 0)
     message(FATAL_ERROR "${_program} built with pkg-config ${_module} failed")
   endif()

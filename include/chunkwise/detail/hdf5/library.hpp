@@ -3,6 +3,7 @@
 // build is not thread-safe at all; the serial build's own lock does not protect sequences of
 // calls), with HDF5's error printing silenced on the calling thread; the innermost messages of
 // HDF5's error stack, for h5::error; and handles that close their hid_t under that mutex.
+#include <chunkwise/detail/core/compiled.hpp>
 #include <chunkwise/detail/core/clock.hpp>
 
 #include <hdf5.h>
@@ -17,14 +18,7 @@
 namespace chunkwise::h5::detail {
 
 /// "(a, b, c)": a shape, or a chunk's coordinates, in messages.
-inline std::string box_text(const std::size_t* v, std::size_t n) {
-    std::string t = "(";
-    for (std::size_t d = 0; d < n; ++d) {
-        if (d > 0) t.append(", ");  // appended piecewise: g++ 12 -O3 warns (-Wrestrict) on "x" + string
-        t.append(std::to_string(v[d]));
-    }
-    return t.append(")");
-}
+CHUNKWISE_HDF5_DECL std::string box_text(const std::size_t* v, std::size_t n);
 inline std::string shape_text(const std::vector<std::size_t>& v) { return box_text(v.data(), v.size()); }
 
 inline std::recursive_mutex& library_mutex() {
@@ -72,26 +66,7 @@ private:
 /// HDF5's description of the last failure on this thread ("" if none), and clears it: the three
 /// innermost messages of the stack, outer to inner (the cause is innermost; the outer ones differ
 /// from release to release: 1.12+ adds the VOL layers). Call with the lock held.
-inline std::string last_error() {
-    std::vector<std::string> all;
-    H5Ewalk2(
-        H5E_DEFAULT, H5E_WALK_DOWNWARD,
-        [](unsigned, const H5E_error2_t* e, void* data) -> herr_t {
-            auto* out = static_cast<std::vector<std::string>*>(data);
-            if (e->desc != nullptr && e->desc[0] != '\0' && (out->empty() || out->back() != e->desc)) {
-                out->emplace_back(e->desc);
-            }
-            return 0;
-        },
-        &all);
-    H5Eclear2(H5E_DEFAULT);
-    std::string text;
-    for (std::size_t i = all.size() > 3 ? all.size() - 3 : 0; i < all.size(); ++i) {
-        if (!text.empty()) text += "; ";
-        text += all[i];
-    }
-    return text;
-}
+CHUNKWISE_HDF5_DECL std::string last_error();
 
 /// An hid_t closed with its close function under the library lock. `close()` reports whether
 /// closing worked (what writers must check: HDF5 writes buffered data when closing); the
@@ -140,24 +115,13 @@ private:
 
 /// The components of an HDF5 path, as HDF5 resolves it: {"a", "b"} for "a/b", "/a/b/", "./a/b",
 /// "/a//b" and "/a/./b"; none for "/".
-inline std::vector<std::string> path_parts(const std::string& path) {
-    std::vector<std::string> parts;
-    std::size_t pos = 0;
-    while (pos <= path.size()) {
-        std::size_t next = path.find('/', pos);
-        if (next == std::string::npos) next = path.size();
-        std::string part = path.substr(pos, next - pos);
-        pos = next + 1;
-        if (!part.empty() && part != ".") parts.push_back(std::move(part));
-    }
-    return parts;
-}
+CHUNKWISE_HDF5_DECL std::vector<std::string> path_parts(const std::string& path);
 
 /// "/a/b" for "a/b", "/a/b/", "./a/b", "/a//b" and "/a/./b": the absolute path HDF5 resolves.
-inline std::string normalize_path(const std::string& path) {
-    std::string out;
-    for (const std::string& part : path_parts(path)) out += "/" + part;
-    return out.empty() ? "/" : out;
-}
+CHUNKWISE_HDF5_DECL std::string normalize_path(const std::string& path);
 
 }  // namespace chunkwise::h5::detail
+
+#if CHUNKWISE_HDF5_HEADER_ONLY
+#include <chunkwise/detail/hdf5/library.ipp>
+#endif

@@ -4,6 +4,7 @@
 // pipeline with each filter's parameters, the file descriptor(s) the raw bytes are read from, and
 // the cache of chunk locations (file, address, stored size, filter mask) learnt through the probe
 // driver, once per chunk, under the library lock.
+#include <chunkwise/detail/core/compiled.hpp>
 #include <chunkwise/detail/hdf5/filters/plugin.hpp>
 #include <chunkwise/detail/hdf5/codecs.hpp>
 #include <chunkwise/detail/hdf5/format/chunk_index.hpp>
@@ -62,31 +63,11 @@ struct chunk_location {
 };
 
 /// Product of v, or false on size_t overflow.
-inline bool checked_product(const std::vector<std::size_t>& v, std::size_t& out, std::size_t from = 0) {
-    std::size_t p = 1;
-    for (std::size_t i = from; i < v.size(); ++i) {
-        if (__builtin_mul_overflow(p, v[i], &p)) return false;
-    }
-    out = p;
-    return true;
-}
+CHUNKWISE_HDF5_DECL bool checked_product(const std::vector<std::size_t>& v, std::size_t& out, std::size_t from = 0);
 
 /// The probe driver's record of the file `object` lives in, or null where that file was opened
 /// through another driver. Valid while the object is open. Call with the lock held.
-inline const probe_file* probed_file_of(hid_t object) {
-    handle fid(H5Iget_file_id(object), H5Fclose);
-    if (!fid.valid()) return nullptr;
-    handle fapl(H5Fget_access_plist(fid.get()), H5Pclose);
-    void* vfd = nullptr;
-    const probe_file* f = nullptr;
-    if (fapl.valid() && H5Pget_driver(fapl.get()) == probe_driver::id() &&
-        H5Fget_vfd_handle(fid.get(), fapl.get(), &vfd) >= 0 && vfd != nullptr) {
-        // The driver hands out &probe_file::fd.
-        f = reinterpret_cast<const probe_file*>(static_cast<const char*>(vfd) - offsetof(probe_file, fd));
-    }
-    H5Eclear2(H5E_DEFAULT);
-    return f;
-}
+CHUNKWISE_HDF5_DECL const probe_file* probed_file_of(hid_t object);
 
 struct dataset_state {
     std::string file, path;
@@ -287,3 +268,7 @@ private:
 };
 
 }  // namespace chunkwise::h5::detail
+
+#if CHUNKWISE_HDF5_HEADER_ONLY
+#include <chunkwise/detail/hdf5/state.ipp>
+#endif

@@ -2,6 +2,7 @@
 // Internal: MPI calls checked (an mpi_error naming the call), MPI initialised, MPI datatypes of
 // arithmetic types, and the fault points tests use to make one step of one collective fail on
 // one rank.
+#include <chunkwise/detail/core/compiled.hpp>
 #include <chunkwise/mpi/error.hpp>
 
 #include <boost/mpi/datatype.hpp>
@@ -13,26 +14,10 @@
 namespace chunkwise::detail {
 
 /// Throws mpi_error naming `what` and MPI's message when rc is not MPI_SUCCESS.
-inline void check_mpi(int rc, const char* what) {
-    if (rc != MPI_SUCCESS) {
-        char text[MPI_MAX_ERROR_STRING];
-        int len = 0;
-        MPI_Error_string(rc, text, &len);
-        throw mpi_error(std::string("[chunkwise.mpi] ") + what +
-                        " failed: " + std::string(text, static_cast<std::size_t>(len)));
-    }
-}
+CHUNKWISE_MPI_DECL void check_mpi(int rc, const char* what);
 
 /// std::logic_error unless MPI is initialised and not yet finalised.
-inline void require_mpi(const char* who) {
-    int initialized = 0, finalized = 0;
-    MPI_Initialized(&initialized);
-    MPI_Finalized(&finalized);
-    if (!initialized || finalized) {
-        throw std::logic_error(std::string("[chunkwise.mpi] ") + who +
-                               ": MPI is not initialized; create a boost::mpi::environment in main first");
-    }
-}
+CHUNKWISE_MPI_DECL void require_mpi(const char* who);
 
 template <class T>
 MPI_Datatype mpi_type() {
@@ -63,11 +48,10 @@ private:
     const char* previous_;
 };
 
-inline void fault_point(int rank, const char* step) {
-    if (mpi_fault.rank != rank) return;
-    if (mpi_fault.collective == current_collective && mpi_fault.step == step) {
-        throw std::runtime_error(std::string("injected fault in the ") + step + " step of " + current_collective);
-    }
-}
+CHUNKWISE_MPI_DECL void fault_point(int rank, const char* step);
 
 }  // namespace chunkwise::detail
+
+#if CHUNKWISE_MPI_HEADER_ONLY
+#include <chunkwise/detail/mpi/check.ipp>
+#endif

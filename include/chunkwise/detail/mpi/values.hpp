@@ -7,6 +7,7 @@
 // allocating, decoding or unpacking) runs inside `attempt` and is settled by all ranks before the
 // next transfer, so a serialization that throws on one rank makes every rank throw the same
 // chunkwise::error instead of leaving the others waiting.
+#include <chunkwise/detail/core/compiled.hpp>
 #include <chunkwise/detail/core/value_codec.hpp>
 #include <chunkwise/detail/mpi/agree.hpp>
 #include <chunkwise/detail/mpi/check.hpp>
@@ -90,20 +91,8 @@ std::vector<R> unpack_bytes(const std::vector<char>& bytes, const std::vector<st
 
 /// The number of values without state (std::monostate of void block functions) every rank holds,
 /// in total, on root: only their counts travel. Collective.
-inline std::uint64_t gather_stateless_count(const boost::mpi::communicator& comm, std::size_t mine, int root,
-                                            const std::vector<std::uint64_t>* known_counts) {
-    std::uint64_t total = 0;
-    if (known_counts != nullptr) {
-        for (std::uint64_t c : *known_counts) total += c;
-        return total;
-    }
-    const std::uint64_t count = mine;
-    std::vector<std::uint64_t> counts(comm.rank() == root ? static_cast<std::size_t>(comm.size()) : 0);
-    check_mpi(MPI_Gather(&count, 1, mpi_type<std::uint64_t>(), counts.data(), 1, mpi_type<std::uint64_t>(), root, comm),
-              "MPI_Gather of counts");
-    for (std::uint64_t c : counts) total += c;
-    return total;
-}
+CHUNKWISE_MPI_DECL std::uint64_t gather_stateless_count(const boost::mpi::communicator& comm, std::size_t mine,
+                                                        int root, const std::vector<std::uint64_t>* known_counts);
 
 /// A gather of values that travel as their own elements (value_codec<R>::raw): headers first,
 /// then root allocates every value and receives each rank's elements straight into it where that
@@ -399,3 +388,7 @@ void broadcast_values(const boost::mpi::communicator& comm, std::vector<R>& valu
 }
 
 }  // namespace chunkwise::detail
+
+#if CHUNKWISE_MPI_HEADER_ONLY
+#include <chunkwise/detail/mpi/values.ipp>
+#endif

@@ -5,6 +5,7 @@
 // its byte order, layout (C, F, transposed) and type in one pass, or decoded straight into the
 // output where they land as they are; the fill value where a chunk has no file. No lock: the only
 // shared state is the metadata, read-only after the array is opened.
+#include <chunkwise/detail/core/compiled.hpp>
 #include <chunkwise/detail/core/clock.hpp>
 #include <chunkwise/detail/core/posix_io.hpp>
 #include <chunkwise/detail/zarr/codecs.hpp>
@@ -45,29 +46,11 @@ struct fd_guard {
 
 /// Reads [at, at + n) of `fd` into out; false where the file ends first.
 /// \throws std::runtime_error where the read fails
-inline bool pread_all(int fd, unsigned char* out, std::size_t n, std::uint64_t at) {
-    const std::ptrdiff_t got = chunkwise::detail::posix::pread_full(fd, out, n, at);
-    if (got < 0) throw std::runtime_error(std::string("cannot be read: ") + std::strerror(errno));
-    chunkwise::detail::thread_read_bytes += static_cast<double>(got);  // worker_stats::read_bytes
-    return static_cast<std::size_t>(got) == n;
-}
+CHUNKWISE_ZARR_DECL bool pread_all(int fd, unsigned char* out, std::size_t n, std::uint64_t at);
 
 /// Opens the file of chunk `key` (only a regular file: never blocks on a FIFO); false (fd -1)
 /// where it does not exist.
-inline bool open_chunk(const state& s, const std::string& key, fd_guard& f, std::uint64_t& size) {
-    namespace posix = chunkwise::detail::posix;
-    posix::open_outcome how{};
-    f.fd = posix::open_regular(s.store + "/" + key, O_RDONLY, 0, how);
-    if (f.fd < 0) {
-        if (how == posix::open_outcome::missing) return false;
-        if (how == posix::open_outcome::not_regular) throw error(s.store, key, "is not a file");
-        throw error(s.store, key, std::string("cannot be opened: ") + std::strerror(errno));
-    }
-    struct stat st {};
-    if (::fstat(f.fd, &st) != 0) throw error(s.store, key, std::string("cannot be read: ") + std::strerror(errno));
-    size = static_cast<std::uint64_t>(st.st_size);
-    return true;
-}
+CHUNKWISE_ZARR_DECL bool open_chunk(const state& s, const std::string& key, fd_guard& f, std::uint64_t& size);
 
 /// The request: the box [lo, hi) of the array, or on `sel_axis` only the indices `sel`, into a
 /// row-major output.
@@ -80,60 +63,15 @@ struct request {
 
 /// The runs of each axis for a chunk covering [origin, origin + extent) per axis; false where the
 /// chunk holds none of the request.
-inline bool chunk_runs(const request& q, const std::vector<std::size_t>& origin, const std::vector<std::size_t>& extent,
-                       std::vector<std::vector<run>>& runs) {
-    const std::size_t rank = origin.size();
-    runs.assign(rank, {});
-    for (std::size_t d = 0; d < rank; ++d) {
-        const std::size_t a = origin[d], b = origin[d] + extent[d];
-        if (d == q.sel_axis) {
-            const auto& idx = *q.sel;
-            for (std::size_t k = 0; k < idx.size(); ++k) {
-                if (idx[k] < a || idx[k] >= b) continue;
-                auto& v = runs[d];
-                if (!v.empty() && v.back().src0 + v.back().count == idx[k] - a && v.back().dst0 + v.back().count == k) {
-                    ++v.back().count;
-                } else {
-                    v.push_back({idx[k] - a, k, 1});
-                }
-            }
-        } else {
-            const std::size_t from = std::max(a, q.lo[d]), to = std::min(b, q.hi[d]);
-            if (from < to) runs[d].push_back({from - a, from - q.lo[d], to - from});
-        }
-        if (runs[d].empty()) return false;
-    }
-    return true;
-}
+CHUNKWISE_ZARR_DECL bool chunk_runs(const request& q, const std::vector<std::size_t>& origin,
+                                    const std::vector<std::size_t>& extent, std::vector<std::vector<run>>& runs);
 
 /// Merges trailing axes that a chunk and the output both hold whole and contiguously into the axis
 /// before them, so that the innermost copy is as long as it can be: a chunk of (1, 50000, 3) rows
 /// copies 150000 values at once, not 50000 runs of 3.
-inline std::size_t merge_axes(std::vector<std::vector<run>>& runs, std::vector<std::size_t>& sstride,
-                              std::vector<std::size_t>& dstride, std::vector<std::size_t> extent,
-                              std::vector<std::size_t> out_extent) {
-    std::size_t rank = runs.size();
-    while (rank > 1) {
-        const std::size_t d = rank - 1;
-        const auto& r = runs[d];
-        const bool whole =
-            r.size() == 1 && r[0].src0 == 0 && r[0].dst0 == 0 && r[0].count == extent[d] && r[0].count == out_extent[d];
-        if (!whole || sstride[d - 1] != sstride[d] * extent[d] || dstride[d - 1] != dstride[d] * out_extent[d]) break;
-        const std::size_t n = r[0].count;
-        for (run& x : runs[d - 1]) {
-            x.src0 *= n;
-            x.dst0 *= n;
-            x.count *= n;
-        }
-        sstride[d - 1] = sstride[d];
-        dstride[d - 1] = dstride[d];
-        extent[d - 1] *= n;
-        out_extent[d - 1] *= n;
-        --rank;
-    }
-    runs.resize(rank);
-    return rank;
-}
+CHUNKWISE_ZARR_DECL std::size_t merge_axes(std::vector<std::vector<run>>& runs, std::vector<std::size_t>& sstride,
+                                           std::vector<std::size_t>& dstride, std::vector<std::size_t> extent,
+                                           std::vector<std::size_t> out_extent);
 
 /// Copies one chunk's decoded values (or, with `values` null, the fill value) into the output.
 template <class T>
@@ -165,11 +103,7 @@ void place(const state& s, const unsigned char* values, const chain& c, const st
 }
 
 /// The number of values in a chunk of `extent`.
-inline std::size_t runs_elements(const std::vector<std::size_t>& extent) {
-    std::size_t n = 1;
-    for (std::size_t e : extent) n *= e;
-    return n;
-}
+CHUNKWISE_ZARR_DECL std::size_t runs_elements(const std::vector<std::size_t>& extent);
 
 /// Where a chunk's values can go straight into the output: T is the stored type in this machine's
 /// byte order, the chunk is in C order, and it fills one contiguous run of the output whole.
@@ -231,3 +165,7 @@ void decode_place(const state& s, const std::string& key, const chain& c, const 
 }
 
 }  // namespace chunkwise::zarr::detail
+
+#if CHUNKWISE_ZARR_HEADER_ONLY
+#include <chunkwise/detail/zarr/read.ipp>
+#endif

@@ -5,6 +5,7 @@
 // and astype (the encoded type cast back), bitround (nothing to undo), fixedscaleoffset
 // (enc / scale + offset in float64, cast). Each needs the array's types, which the codec floor
 // knows nothing of.
+#include <chunkwise/detail/core/compiled.hpp>
 #include <chunkwise/detail/zarr/convert.hpp>
 #include <chunkwise/detail/zarr/metadata.hpp>
 
@@ -28,23 +29,12 @@ inline bool is_type_filter(const std::string& name) {
 }
 
 /// The type a filter's configuration names at `key` (`fallback` where absent).
-inline dtype filter_type(const std::string& store, const codec_spec& c, const char* key, const char* fallback) {
-    const json* v = member(store, "filter '" + c.name + "'", c.config, key);
-    if (v == nullptr && fallback == nullptr) return {};
-    return parse_v2_dtype(store, v != nullptr ? *v : *member(store, "filter '" + c.name + "'", c.config, fallback));
-}
+CHUNKWISE_ZARR_DECL dtype filter_type(const std::string& store, const codec_spec& c, const char* key,
+                                      const char* fallback);
 
 /// The decoded type (the array's) and the encoded type of a type filter.
-inline dtype decoded_type(const std::string& store, const codec_spec& c) {
-    if (c.name == "astype") return filter_type(store, c, "decode_dtype", nullptr);
-    if (c.name == "bitround") return {};
-    return filter_type(store, c, "dtype", nullptr);
-}
-inline dtype encoded_type(const std::string& store, const codec_spec& c) {
-    if (c.name == "astype") return filter_type(store, c, "encode_dtype", nullptr);
-    if (c.name == "bitround") return {'f', 0, false};  // same as the array's: sized by the caller
-    return filter_type(store, c, "astype", "dtype");
-}
+CHUNKWISE_ZARR_DECL dtype decoded_type(const std::string& store, const codec_spec& c);
+CHUNKWISE_ZARR_DECL dtype encoded_type(const std::string& store, const codec_spec& c);
 
 template <class F>
 void with_type(const dtype& t, F&& f) {
@@ -122,45 +112,15 @@ void uncast(const unsigned char* in, unsigned char* out, std::size_t n, bool a_s
 }
 
 /// A number of a filter's configuration.
-inline double filter_number(const std::string& store, const codec_spec& c, const char* key) {
-    const json& v = any_member(store, "filter '" + c.name + "'", c.config, key, true);
-    if (!v.is_number()) bad(store, "filter '" + c.name + "''s '" + key + "' is " + shown(v) + ", not a number");
-    return v.get<double>();
-}
+CHUNKWISE_ZARR_DECL double filter_number(const std::string& store, const codec_spec& c, const char* key);
 
 /// Decodes a type filter: [in, in + n) holds `elems` values of its encoded type; `out` gets them in
 /// the array's stored type `t`. \throws std::runtime_error naming what does not fit
-inline void decode_type_filter(const std::string& store, const codec_spec& c, const unsigned char* in, std::size_t n,
-                               unsigned char* out, std::size_t elems, const dtype& t) {
-    if (c.name == "bitround") {
-        if (n != elems * t.size)
-            throw std::runtime_error("truncated: a bitround-coded chunk of " + std::to_string(n) + " bytes where " +
-                                     std::to_string(elems * t.size) + " are due");
-        std::memcpy(out, in, n);
-        return;
-    }
-    const dtype d = decoded_type(store, c), a = encoded_type(store, c);
-    if (d.size != t.size || d.kind != t.kind)
-        throw std::runtime_error("filter '" + c.name + "' decodes to " + d.name() + ", not the array's " + t.name());
-    if (n != elems * a.size)
-        throw std::runtime_error((n < elems * a.size ? "truncated: a " : "a ") + c.name + "-coded chunk of " +
-                                 std::to_string(n) + " bytes where " + std::to_string(elems * a.size) + " are due");
-    constexpr bool native_big = std::endian::native == std::endian::big;
-    const bool a_swap = a.big != native_big && a.size > 1, s_swap = d.big != native_big && d.size > 1;
-    const bool scaled = c.name == "fixedscaleoffset";
-    const double scale = scaled ? filter_number(store, c, "scale") : 1,
-                 offset = scaled ? filter_number(store, c, "offset") : 0;
-    with_type(d, [&](auto s) {
-        with_type(a, [&](auto x) {
-            using S = decltype(s);
-            using A = decltype(x);
-            if (c.name == "delta") {
-                undelta<S, A>(in, out, elems, a_swap, s_swap);
-            } else {
-                uncast<S, A>(in, out, elems, a_swap, s_swap, scaled, scale, offset);
-            }
-        });
-    });
-}
+CHUNKWISE_ZARR_DECL void decode_type_filter(const std::string& store, const codec_spec& c, const unsigned char* in,
+                                            std::size_t n, unsigned char* out, std::size_t elems, const dtype& t);
 
 }  // namespace chunkwise::zarr::detail
+
+#if CHUNKWISE_ZARR_HEADER_ONLY
+#include <chunkwise/detail/zarr/type_filters.ipp>
+#endif

@@ -9,6 +9,7 @@
 // Anything else (another index type, a node that is not what the format says, a chunk outside
 // the allocated space) makes the read locate its chunks the HDF5 way, under the lock, which
 // reports what is wrong as before. The walk reads a few nodes per block: no lock, no cache.
+#include <chunkwise/detail/core/compiled.hpp>
 #include <chunkwise/detail/core/posix_io.hpp>
 #include <chunkwise/detail/hdf5/format/object_header.hpp>
 
@@ -44,24 +45,8 @@ struct btree_index {
 
 /// Reads a v3 layout message of a chunked dataset into `ix` (root, chunk extents); false for any
 /// other layout or a message that does not match the dataset's rank and chunk shape.
-inline bool read_btree_layout(const std::vector<unsigned char>& m, const std::vector<std::size_t>& chunk,
-                              btree_index& ix) {
-    const std::size_t a = ix.addr_size;
-    if (m.size() < 3 || m[0] != 3 || m[1] != 2) return false;
-    const std::size_t ndims = m[2];
-    if (ndims != chunk.size() + 1 || m.size() < 3 + a + 4 * ndims) return false;
-    ix.root = le(m.data() + 3, a);
-    ix.empty = true;
-    for (std::size_t i = 0; i < a; ++i) ix.empty = ix.empty && m[3 + i] == 0xff;  // HADDR_UNDEF
-    ix.rank = chunk.size();
-    ix.dim.resize(ix.rank);
-    for (std::size_t d = 0; d < ix.rank; ++d) {
-        ix.dim[d] = le(m.data() + 3 + a + 4 * d, 4);
-        if (ix.dim[d] != chunk[d]) return false;
-    }
-    ix.element = le(m.data() + 3 + a + 4 * ix.rank, 4);
-    return ix.element != 0;
-}
+CHUNKWISE_HDF5_DECL bool read_btree_layout(const std::vector<unsigned char>& m, const std::vector<std::size_t>& chunk,
+                                           btree_index& ix);
 
 /// A walk of the B-tree over the chunks whose coordinates lie, row-major, from `from` to `to`
 /// (inclusive): calls found(coords, address, size, mask) for each stored chunk HDF5's lookup
@@ -74,11 +59,7 @@ inline bool read_btree_layout(const std::vector<unsigned char>& m, const std::ve
 /// every node above it.
 class btree_walk {
 public:
-    btree_walk(const btree_index& ix, const std::uint64_t* from, const std::uint64_t* to)
-            : ix_(ix), from_(ix.rank + 1, 0), to_(ix.rank + 1, 0) {
-        std::copy(from, from + ix.rank, from_.begin());
-        std::copy(to, to + ix.rank, to_.begin());
-    }
+    btree_walk(const btree_index& ix, const std::uint64_t* from, const std::uint64_t* to);
 
     template <class Found>
     bool run(Found&& found) {
@@ -88,12 +69,7 @@ public:
 
 private:
     /// Lexicographic comparison of two keys (rank + 1 values).
-    [[nodiscard]] int compare(const std::uint64_t* x, const std::uint64_t* y) const noexcept {
-        for (std::size_t d = 0; d <= ix_.rank; ++d) {
-            if (x[d] != y[d]) return x[d] < y[d] ? -1 : 1;
-        }
-        return 0;
-    }
+    [[nodiscard]] int compare(const std::uint64_t* x, const std::uint64_t* y) const noexcept;
 
     /// Visits the node at `addr` (relative), whose level must be below `above`, inside the key
     /// range [lo, hi) of the nodes above it (null: unbounded).
@@ -162,3 +138,7 @@ private:
 };
 
 }  // namespace chunkwise::h5::detail
+
+#if CHUNKWISE_HDF5_HEADER_ONLY
+#include <chunkwise/detail/hdf5/format/btree1.ipp>
+#endif

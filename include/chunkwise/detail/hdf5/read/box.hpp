@@ -17,6 +17,7 @@
 // Whatever HDF5 would read differently from call to call (bytes past a chunk stored short, data
 // outside the file's allocated space, a damaged fill value) is an h5::error. So every read gives
 // what H5Dread gives, or an h5::error.
+#include <chunkwise/detail/core/compiled.hpp>
 #include <chunkwise/detail/hdf5/read/bytes.hpp>
 #include <chunkwise/detail/hdf5/read/run_plan.hpp>
 #include <chunkwise/detail/hdf5/read/copy.hpp>
@@ -79,11 +80,7 @@ void read_contiguous(const dataset_state& s, std::size_t row_begin, std::size_t 
 /// True when chunkwise reads and decodes the stored bytes itself (pread, its codecs): contiguous
 /// data inside the file, or chunks with only filters it decodes whose locations it learns (from the file's chunk index,
 /// through the probe driver, or from HDF5's listing of every chunk). Else H5Dread.
-inline bool reads_bytes_itself(const dataset_state& s) {
-    if (!s.type.numeric) return false;
-    if (s.layout == storage::contiguous) return s.contiguous_fd >= 0;
-    return s.layout == storage::chunked && s.decodable && (s.index.usable() || s.probing || s.listed);
-}
+CHUNKWISE_HDF5_DECL bool reads_bytes_itself(const dataset_state& s);
 
 /// True when reads into T are wholly in the calling thread: chunkwise reads the bytes and the
 /// conversion to T is exact (no lock at all).
@@ -120,3 +117,7 @@ void read_box(const dataset_state& s, const std::size_t* lo, const std::size_t* 
 }
 
 }  // namespace chunkwise::h5::detail
+
+#if CHUNKWISE_HDF5_HEADER_ONLY
+#include <chunkwise/detail/hdf5/read/box.ipp>
+#endif

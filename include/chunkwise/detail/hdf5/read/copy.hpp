@@ -5,6 +5,7 @@
 // chunks, e.g. (13, 3495, 1) of a (frames, atoms, 3) trajectory: one coordinate of a few
 // thousand atoms) scatter at memory speed rather than one call per element; chunks one element
 // wide on the last axis, side by side, are woven together (interleave_box).
+#include <chunkwise/detail/core/compiled.hpp>
 #include <chunkwise/detail/hdf5/read/convert.hpp>
 
 #include <algorithm>
@@ -128,19 +129,9 @@ void walk_box(const std::size_t* lo, const std::size_t* hi, const std::size_t* d
 
 /// The box [lo, hi) of an array of `esize`-byte elements (extent src_shape) copied as it is into
 /// dst (extent dst_shape, box at dst_lo).
-inline void copy_box_bytes(const unsigned char* src, std::size_t esize, const std::size_t* src_shape,
-                           const std::size_t* lo, const std::size_t* hi, unsigned char* dst,
-                           const std::size_t* dst_shape, const std::size_t* dst_lo, std::size_t n) {
-    for (std::size_t d = 0; d < n; ++d) {
-        if (lo[d] >= hi[d]) return;
-    }
-    box_indices sstr(n), dstr(n);
-    row_major_strides(src_shape, n, sstr.data());
-    row_major_strides(dst_shape, n, dstr.data());
-    const std::size_t run = (hi[n - 1] - lo[n - 1]) * esize;
-    walk_box(lo, hi, dst_lo, sstr.data(), dstr.data(), n - 1, n,
-             [&](std::size_t s, std::size_t o) { std::memcpy(dst + o * esize, src + s * esize, run); });
-}
+CHUNKWISE_HDF5_DECL void copy_box_bytes(const unsigned char* src, std::size_t esize, const std::size_t* src_shape,
+                                        const std::size_t* lo, const std::size_t* hi, unsigned char* dst,
+                                        const std::size_t* dst_shape, const std::size_t* dst_lo, std::size_t n);
 
 /// A box [lo, hi) of an N-d array stored row-major in `src` (extent `src_shape`, element type
 /// `et`, box coordinates relative to src's origin) copied to `dst` (extent `dst_shape`, box at
@@ -226,3 +217,7 @@ void interleave_box(const T* const* planes, std::size_t k, const std::size_t* sr
 }
 
 }  // namespace chunkwise::h5::detail
+
+#if CHUNKWISE_HDF5_HEADER_ONLY
+#include <chunkwise/detail/hdf5/read/copy.ipp>
+#endif

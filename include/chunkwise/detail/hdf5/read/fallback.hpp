@@ -3,6 +3,7 @@
 // (other filters, other layouts, partial rows of contiguous data; enums and bitfields through
 // their own type, then converted as integers), and conversions that round or clip (H5Tconvert,
 // the conversion H5Dread applies) of values chunkwise decoded.
+#include <chunkwise/detail/core/compiled.hpp>
 #include <chunkwise/detail/hdf5/library.hpp>
 #include <chunkwise/detail/hdf5/read/bytes.hpp>
 #include <chunkwise/detail/hdf5/read/copy.hpp>
@@ -97,15 +98,9 @@ void convert_through_hdf5(const dataset_state& s, unsigned char* buf, std::size_
 
 /// The box [lo, hi) of an array of `esize`-byte elements (extent src_shape) gathered into dst,
 /// contiguous, row-major.
-inline void gather_box_bytes(const unsigned char* src, std::size_t esize, const std::size_t* src_shape,
-                             const std::size_t* lo, const std::size_t* hi, unsigned char* dst, std::size_t n) {
-    box_indices extent(n), zero(n);
-    for (std::size_t d = 0; d < n; ++d) {
-        extent.data()[d] = hi[d] > lo[d] ? hi[d] - lo[d] : 0;
-        zero.data()[d] = 0;
-    }
-    copy_box_bytes(src, esize, src_shape, lo, hi, dst, extent.data(), zero.data(), n);
-}
+CHUNKWISE_HDF5_DECL void gather_box_bytes(const unsigned char* src, std::size_t esize, const std::size_t* src_shape,
+                                          const std::size_t* lo, const std::size_t* hi, unsigned char* dst,
+                                          std::size_t n);
 
 /// The box [lo, hi) of decoded stored values (extent src_shape) into out at out_lo, converted to
 /// T: in the calling thread where the conversion is exact, else by HDF5's rules.
@@ -133,3 +128,7 @@ void place_box(const dataset_state& s, scratch& buf, const unsigned char* src, c
 }
 
 }  // namespace chunkwise::h5::detail
+
+#if CHUNKWISE_HDF5_HEADER_ONLY
+#include <chunkwise/detail/hdf5/read/fallback.ipp>
+#endif

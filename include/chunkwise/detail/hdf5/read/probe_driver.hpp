@@ -9,6 +9,7 @@
 // number of chunks per call. Files reached through external links are opened through the same
 // driver (HDF5 gives them the parent's file access properties), so the probe names the file a
 // chunk really lives in.
+#include <chunkwise/detail/core/compiled.hpp>
 #include <chunkwise/detail/core/posix_io.hpp>
 #include <chunkwise/detail/hdf5/library.hpp>
 
@@ -212,15 +213,10 @@ struct probe_driver {
 
 /// A file access property list that opens files through the probe driver; invalid if the driver
 /// cannot be registered (then callers use HDF5's default driver). Call with the lock held.
-inline handle probe_fapl() {
-    const hid_t driver = probe_driver::id();
-    if (driver < 0) return {};
-    handle fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
-    if (!fapl.valid() || H5Pset_driver(fapl.get(), driver, nullptr) < 0) {
-        H5Eclear2(H5E_DEFAULT);
-        return {};
-    }
-    return fapl;
-}
+CHUNKWISE_HDF5_DECL handle probe_fapl();
 
 }  // namespace chunkwise::h5::detail
+
+#if CHUNKWISE_HDF5_HEADER_ONLY
+#include <chunkwise/detail/hdf5/read/probe_driver.ipp>
+#endif

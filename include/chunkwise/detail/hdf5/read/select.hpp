@@ -5,6 +5,7 @@
 // (from its first to its last selected index: every chunk is decoded at most once, chunks holding
 // none are not read); otherwise one span per run of consecutive indices. Each span's values are
 // then copied to every output position that asked for them (any order, duplicates allowed).
+#include <chunkwise/detail/core/compiled.hpp>
 #include <chunkwise/detail/hdf5/read/box.hpp>
 #include <chunkwise/detail/hdf5/state.hpp>
 
@@ -19,23 +20,8 @@ namespace chunkwise::h5::detail {
 
 /// Why an index selection does not fit `dims` ("" when it does): the axis must be in [1, rank),
 /// every index inside it. `what` names the data in the message ("dataset", "series").
-inline std::string selection_problem(const std::vector<std::size_t>& dims, std::size_t axis,
-                                     const std::vector<std::size_t>& idx, const char* what) {
-    const std::size_t n = dims.size();
-    if (axis == 0 || axis >= n) {
-        return "indices on axis " + std::to_string(axis) + ": the " + what + " has rank " + std::to_string(n) +
-               " (shape " + shape_text(dims) + "); indices select on axes 1 to " + std::to_string(n - 1) +
-               " (axis 0 holds the rows)";
-    }
-    for (std::size_t j = 0; j < idx.size(); ++j) {
-        if (idx[j] >= dims[axis]) {
-            return "index " + std::to_string(idx[j]) + " (position " + std::to_string(j) +
-                   " of the indices) is outside axis " + std::to_string(axis) + " of extent " +
-                   std::to_string(dims[axis]);
-        }
-    }
-    return {};
-}
+CHUNKWISE_HDF5_DECL std::string selection_problem(const std::vector<std::size_t>& dims, std::size_t axis,
+                                                  const std::vector<std::size_t>& idx, const char* what);
 
 /// h5::error when the selection does not fit the dataset.
 inline void check_selection(const dataset_state& s, std::size_t axis, const std::vector<std::size_t>& idx) {
@@ -95,3 +81,7 @@ void read_selected(const dataset_state& s, std::size_t row_begin, std::size_t ro
 }
 
 }  // namespace chunkwise::h5::detail
+
+#if CHUNKWISE_HDF5_HEADER_ONLY
+#include <chunkwise/detail/hdf5/read/select.ipp>
+#endif

@@ -1,0 +1,125 @@
+// The definitions of chunkwise/detail/zarr/write.hpp's functions that are not templates: included at the end
+// of that header (header-only, the default), or compiled once into the zarr library
+// (CHUNKWISE_ZARR_SEPARATE_COMPILATION; docs/installing.md, "Header-only or compiled").
+#pragma once
+
+namespace chunkwise::zarr::detail {
+
+CHUNKWISE_ZARR_DECL encoding make_encoding(const codecs::write_codec& w, bool shuffle, std::size_t item,
+                                           std::size_t chunk_bytes) {
+    encoding e;
+    e.pipe = codecs::make_pipeline(w.main, w.option, w.level, shuffle, item, chunk_bytes);
+    e.item = item;
+    for (const auto& [c, r] : e.pipe) {
+        if (c == w.main) {
+            e.main = c;
+            e.request = r;
+        } else {
+            e.shuffle_filter = true;
+        }
+    }
+    return e;
+}
+
+CHUNKWISE_ZARR_DECL void write_file(const std::string& store, const std::string& key, const unsigned char* data,
+                                    std::size_t n) {
+    namespace fs = std::filesystem;
+    namespace posix = chunkwise::detail::posix;
+    const fs::path target = fs::path(store) / key;
+    std::error_code ec;
+    fs::create_directories(target.parent_path(), ec);
+    static std::atomic<unsigned long> serial{0};
+    const std::string tmp = target.string() + ".partial." + std::to_string(::getpid()) + "." + std::to_string(serial++);
+    posix::open_outcome how{};
+    const int fd = posix::open_regular(tmp, O_WRONLY | O_CREAT | O_EXCL, 0644, how);
+    if (fd < 0) {
+        throw error(store, key,
+                    std::string("cannot be written: ") +
+                        (how == posix::open_outcome::not_regular ? "not a regular file" : std::strerror(errno)));
+    }
+    std::string problem;
+    if (!posix::write_all(fd, data, n)) problem = std::string("cannot be written: ") + std::strerror(errno);
+    if (::close(fd) != 0 && problem.empty()) problem = std::string("cannot be written: ") + std::strerror(errno);
+    if (problem.empty() && std::rename(tmp.c_str(), target.c_str()) != 0)
+        problem = std::string("cannot be renamed into place: ") + std::strerror(errno);
+    if (!problem.empty()) {
+        ::unlink(tmp.c_str());
+        throw error(store, key, problem);
+    }
+}
+
+CHUNKWISE_ZARR_DECL store_content content_of(const std::string& store) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const auto st = fs::status(store, ec);
+    if (!fs::exists(st)) return store_content::empty;
+    if (!fs::is_directory(st)) throw error(store, "", "is a file, not a directory store");
+    bool empty = true, zarr = false, marker = false;
+    for (const auto& e : fs::directory_iterator(store, ec)) {
+        empty = false;
+        const std::string n = e.path().filename().string();
+        if (n == ".zarray" || n == "zarr.json" || n == ".zgroup") zarr = true;
+        if (n == unfinished_marker) marker = true;
+    }
+    if (ec) throw error(store, "", "cannot be listed: " + ec.message());
+    return empty    ? store_content::empty
+           : zarr   ? store_content::zarr
+           : marker ? store_content::unfinished
+                    : store_content::foreign;
+}
+
+CHUNKWISE_ZARR_DECL void clear_store(const std::string& store, bool remove_dir) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    if (remove_dir) {
+        fs::remove_all(store, ec);
+        if (ec) throw error(store, "", "cannot be removed: " + ec.message());
+        return;
+    }
+    for (const auto& e : fs::directory_iterator(store, ec)) {
+        fs::remove_all(e.path(), ec);
+        if (ec)
+            throw error(store, "",
+                        "cannot remove the old array's " + e.path().filename().string() + ": " + ec.message());
+    }
+}
+
+CHUNKWISE_ZARR_DECL bool prepare_store(const std::string& store, write_mode mode) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const store_content c = content_of(store);
+    if (c == store_content::foreign)
+        throw error(store, "", "exists and holds files that are not a Zarr array: not overwritten");
+    if (c == store_content::zarr && mode == write_mode::create)
+        throw error(store, "",
+                    "holds a Zarr array or group already: not overwritten (write_mode::create; "
+                    "ask for write_mode::replace to replace it)");
+    if (c != store_content::empty) clear_store(store, false);
+    const bool created = !fs::exists(store, ec);
+    fs::create_directories(store, ec);
+    if (ec) throw error(store, "", "cannot be created: " + ec.message());
+    const std::string note = "a chunkwise write of this store began and has not finished\n";
+    write_file(store, unfinished_marker, reinterpret_cast<const unsigned char*>(note.data()), note.size());
+    return created;
+}
+
+CHUNKWISE_ZARR_DECL void finish_store(const std::string& store, const std::string& name, const std::string& text) {
+    write_file(store, name, reinterpret_cast<const unsigned char*>(text.data()), text.size());
+    std::error_code ec;
+    std::filesystem::remove(std::filesystem::path(store) / unfinished_marker, ec);
+    chunkwise::detail::posix::sync_dir(store);
+}
+
+CHUNKWISE_ZARR_DECL json codec_entry(const codecs::codec& c, const codecs::encode_request& r, int format) {
+    const json config = json::parse("{" + (c.zarr_config != nullptr ? c.zarr_config(r, format) : std::string()) + "}");
+    if (format == 2) {
+        json e = {{"id", c.zarr_v2}};
+        e.update(config);
+        return e;
+    }
+    json e = {{"name", c.zarr_v3}};
+    if (!config.empty()) e["configuration"] = config;
+    return e;
+}
+
+}  // namespace chunkwise::zarr::detail
