@@ -9,6 +9,7 @@
 //
 // --threads > 1 runs hybrid_policy (threads inside each rank); the default is mpi_policy.
 #include "trajectory.hpp"
+#include "trajectory_h5.hpp"
 
 #include <chunkwise/chunkwise.hpp>
 #include <chunkwise/hdf5.hpp>
@@ -88,14 +89,7 @@ int main(int argc, char** argv) {
                 std::fprintf(stderr, "09-mpi-hdf5: --frames and --atoms must be positive\n");
                 problem = 2;
             } else try {
-                const example::trajectory t = example::make_trajectory(frames, atoms);
-                xt::xtensor<float, 3> xyz = xt::xtensor<float, 3>::from_shape({frames, atoms, 3});
-                std::copy(t.xyz.begin(), t.xyz.end(), xyz.data());
-                h5::write_options opt;
-                opt.chunk = {std::min<std::size_t>(frames, 10), std::min<std::size_t>(atoms, 1024), 3};
-                opt.deflate = 1;
-                opt.shuffle = true;
-                h5::write(file, positions, xyz, opt);
+                example::write_trajectory_h5(file, positions, frames, atoms, 10, 1024);
                 std::printf("generated %s (%zu frames x %zu atoms)\n", file.c_str(), frames, atoms);
             } catch (const std::exception& e) {  // told to every rank below, so none waits forever
                 std::fprintf(stderr, "09-mpi-hdf5: generating %s failed: %s\n", file.c_str(), e.what());

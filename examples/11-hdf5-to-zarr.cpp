@@ -11,6 +11,7 @@
 // Writes DIR/per-frame.zarr (Zarr v2, frames x 4: centre x, y, z and radius of gyration; Zstandard)
 // and DIR/positions.zarr (Zarr v3, frames x atoms x 3 float32; Blosc-LZ4 with shuffle, sharded).
 #include "trajectory.hpp"
+#include "trajectory_h5.hpp"
 
 #include <chunkwise/chunkwise.hpp>
 #include <chunkwise/hdf5.hpp>
@@ -141,14 +142,7 @@ int main(int argc, char** argv) {
                 std::fprintf(stderr, "11-hdf5-to-zarr: --frames and --atoms must be positive\n");
                 problem = 2;
             } else try {
-                const example::trajectory t = example::make_trajectory(frames, atoms);
-                xt::xtensor<float, 3> xyz = xt::xtensor<float, 3>::from_shape({frames, atoms, 3});
-                std::copy(t.xyz.begin(), t.xyz.end(), xyz.data());
-                h5::write_options opt;
-                opt.chunk = {std::min<std::size_t>(frames, 10), atoms, 3};
-                opt.deflate = 1;
-                opt.shuffle = true;
-                h5::write(file, positions, xyz, opt);
+                example::write_trajectory_h5(file, positions, frames, atoms, 10, atoms);
                 std::printf("generated %s (%zu frames x %zu atoms)\n", file.c_str(), frames, atoms);
             } catch (const std::exception& e) {
                 std::fprintf(stderr, "11-hdf5-to-zarr: generating %s failed: %s\n", file.c_str(), e.what());

@@ -27,14 +27,15 @@ inline float noise(std::uint64_t x) {
     return static_cast<float>(x >> 40) / static_cast<float>(1ULL << 24) - 0.5f;
 }
 
+// Frame f of the generated trajectory: atoms x 3 values into out.
+inline void make_frame(std::size_t f, std::size_t atoms, float* out) {
+    const float drift = 0.01f * static_cast<float>(f % 1000);
+    for (std::size_t k = 0; k < atoms * 3; ++k) out[k] = 10.0f * noise(k) + drift * noise(f * 7919 + k) + 0.1f * drift;
+}
+
 inline trajectory make_trajectory(std::size_t frames, std::size_t atoms) {
     trajectory t{frames, atoms, std::vector<float>(frames * atoms * 3)};
-    for (std::size_t f = 0; f < frames; ++f) {
-        const float drift = 0.01f * static_cast<float>(f % 1000);
-        for (std::size_t k = 0; k < atoms * 3; ++k) {
-            t.xyz[f * atoms * 3 + k] = 10.0f * noise(k) + drift * noise(f * 7919 + k) + 0.1f * drift;
-        }
-    }
+    for (std::size_t f = 0; f < frames; ++f) make_frame(f, atoms, t.xyz.data() + f * atoms * 3);
     return t;
 }
 
