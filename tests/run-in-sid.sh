@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds chunkwise's core, HDF5 and Zarr test suites inside a Debian sid root (cmake/sid-root.sh) with
+# Builds chunkwise's core, HDF5 and Zarr test suites (in compiled mode) inside a Debian sid root (cmake/sid-root.sh) with
 # sid's own GCC, CMake, HDF5, xtensor and Catch2, warnings as errors, and runs them there (h5py and zarr-python 3 of
 # sid as the reference reader). The source tree is mounted read-only at /src; the build lives in
 # ROOT/build/chunkwise and is reused. Mounts are made in a private namespace and vanish with it.
@@ -22,7 +22,8 @@ exec unshare --mount --propagation private bash -c '
     echo \"sid: \$(g++ --version | head -1); \$(cmake --version | head -1); HDF5 \$(dpkg-query -W -f=\"\\\${Version}\" libhdf5-dev); h5py \$(python3 -c \"import h5py; print(h5py.__version__, \\\"on HDF5\\\", h5py.version.hdf5_version)\"); zarr-python \$(python3 -c \"import zarr; print(zarr.__version__)\"); xtensor \$(dpkg-query -W -f=\"\\\${Version}\" libxtensor-dev); Catch2 \$(dpkg-query -W -f=\"\\\${Version}\" catch2)\"
     cmake -S /src -B /build/chunkwise -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCHUNKWISE_BUILD_TESTS=ON \
       -DCHUNKWISE_BUILD_EXAMPLES=OFF -DCHUNKWISE_BUILD_DOCS=OFF -DCHUNKWISE_BUILD_BENCHMARKS=OFF \
-      -DCHUNKWISE_WITH_MPI=OFF -DCHUNKWISE_WITH_HDF5=ON -DCHUNKWISE_WITH_ZARR=ON -DCHUNKWISE_INSTALL=OFF -DCHUNKWISE_WERROR=ON >/dev/null
+      -DCHUNKWISE_WITH_MPI=OFF -DCHUNKWISE_WITH_HDF5=ON -DCHUNKWISE_WITH_ZARR=ON -DCHUNKWISE_INSTALL=OFF -DCHUNKWISE_WERROR=ON \
+      -DCHUNKWISE_BUILD_LIBRARIES=ON -DCHUNKWISE_USE_LIBRARIES=ON >/dev/null
     set -o pipefail
     cmake --build /build/chunkwise -j $jobs 2>&1 | { grep -v \"^\\[\" || true; }
     cd /build/chunkwise && ctest -L \"core|hdf5|zarr\" -j $jobs --output-on-failure

@@ -7,6 +7,7 @@
 #include <chunkwise/detail/core/compiled.hpp>
 #include <chunkwise/detail/hdf5/open.hpp>
 #include <chunkwise/detail/hdf5/read/box.hpp>
+#include <chunkwise/detail/hdf5/read/instances.hpp>
 #include <chunkwise/detail/hdf5/read/ragged.hpp>
 #include <chunkwise/detail/hdf5/read/select.hpp>
 #include <chunkwise/detail/hdf5/state.hpp>

@@ -15,6 +15,7 @@
 #endif
 
 #include <chunkwise/hdf5.hpp>
+#include <chunkwise/detail/hdf5/read/instances.hpp>
 #include <chunkwise/detail/hdf5/format/btree1.hpp>
 #include <chunkwise/detail/hdf5/format/checksum.hpp>
 #include <chunkwise/detail/hdf5/format/chunk_index.hpp>
@@ -78,3 +79,11 @@
 #include <chunkwise/hdf5/partition.ipp>
 #include <chunkwise/hdf5/series.ipp>
 #include <chunkwise/hdf5/write.ipp>
+
+// Every arithmetic type's read and write paths, once (programs declare them extern).
+namespace chunkwise::h5::detail {
+/// One element type's instances, defined here.
+#define CHUNKWISE_HDF5_INSTANTIATE(T) CHUNKWISE_HDF5_READ_INSTANCES(, T) CHUNKWISE_HDF5_WRITE_INSTANCES(, T)
+CHUNKWISE_ARITHMETIC_TYPES(CHUNKWISE_HDF5_INSTANTIATE)
+#undef CHUNKWISE_HDF5_INSTANTIATE
+}  // namespace chunkwise::h5::detail

@@ -64,6 +64,19 @@ void write_values(const std::filesystem::path& file, const std::string& path, co
     w.close();
 }
 
+/// The write path of element type T: `extern` declares it, nothing defines it (compiled mode:
+/// the library compiles it once for each arithmetic type, as detail/hdf5/read/instances.hpp
+/// does the reads).
+#define CHUNKWISE_HDF5_WRITE_INSTANCES(EXTERN, T)                                          \
+    EXTERN template void write_values<T>(const std::filesystem::path&, const std::string&, \
+                                         const std::vector<std::size_t>&, const T*, write_options);
+#if !CHUNKWISE_HDF5_HEADER_ONLY
+/// One element type's write path, declared extern.
+#define CHUNKWISE_HDF5_EXTERN_WRITE(T) CHUNKWISE_HDF5_WRITE_INSTANCES(extern, T)
+CHUNKWISE_ARITHMETIC_TYPES(CHUNKWISE_HDF5_EXTERN_WRITE)
+#undef CHUNKWISE_HDF5_EXTERN_WRITE
+#endif
+
 /// The results held here, concatenated along axis 0 (all must agree on the other axes).
 template <class R, class T>
 std::vector<T> concatenate(const std::vector<R>& values, std::vector<std::size_t>& shape, const std::string& file,

@@ -40,3 +40,12 @@
 #include <chunkwise/zarr/array.ipp>
 #include <chunkwise/zarr/partition.ipp>
 #include <chunkwise/zarr/write.ipp>
+
+// Every element type's read and write paths, once (programs declare them extern).
+namespace chunkwise::zarr::detail {
+/// One element type's instances, defined here.
+#define CHUNKWISE_ZARR_INSTANTIATE(T) CHUNKWISE_ZARR_READ_INSTANCES(, T) CHUNKWISE_ZARR_WRITE_INSTANCES(, T)
+CHUNKWISE_ARITHMETIC_TYPES(CHUNKWISE_ZARR_INSTANTIATE)
+CHUNKWISE_ZARR_READ_INSTANCES(, bool)
+#undef CHUNKWISE_ZARR_INSTANTIATE
+}  // namespace chunkwise::zarr::detail

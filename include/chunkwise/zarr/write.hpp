@@ -195,6 +195,18 @@ void write_grid_row(const std::string& store, const plan& p, const std::vector<s
     }
 }
 
+/// The write path of element type T: `extern` declares it, nothing defines it (compiled mode, as
+/// the reads in detail/zarr/read_box.hpp).
+#define CHUNKWISE_ZARR_WRITE_INSTANCES(EXTERN, T)                                                                      \
+    EXTERN template void write_grid_row<T>(const std::string&, const plan&, const std::vector<slab<T>>&, std::size_t); \
+    EXTERN template void write_metadata<T>(const std::string&, const plan&);
+#if !CHUNKWISE_ZARR_HEADER_ONLY
+/// One element type's write path, declared extern.
+#define CHUNKWISE_ZARR_EXTERN_WRITE(T) CHUNKWISE_ZARR_WRITE_INSTANCES(extern, T)
+CHUNKWISE_ARITHMETIC_TYPES(CHUNKWISE_ZARR_EXTERN_WRITE)
+#undef CHUNKWISE_ZARR_EXTERN_WRITE
+#endif
+
 }  // namespace detail
 
 /// Writes `array` (an xtensor container, row-major; or a std::vector, 1-D) as a new Zarr array in

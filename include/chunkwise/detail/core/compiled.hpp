@@ -42,3 +42,11 @@
 #define CHUNKWISE_MPI_HEADER_ONLY 1
 #define CHUNKWISE_MPI_DECL inline
 #endif
+
+/// X(T) for each arithmetic type but bool: the element types whose read and write paths a
+/// component's library compiles once, in compiled mode (programs then declare them extern).
+// clang-format off
+#define CHUNKWISE_ARITHMETIC_TYPES(X)                                                                  \
+    X(float) X(double) X(long double) X(signed char) X(char) X(unsigned char) X(short)               \
+    X(unsigned short) X(int) X(unsigned) X(long) X(unsigned long) X(long long) X(unsigned long long)
+// clang-format on

@@ -227,6 +227,17 @@ void read_request(const state& s, request& q, T* out) {
     }
 }
 
+/// The read path of element type T: `extern` declares it, nothing defines it (compiled mode: the
+/// library, <chunkwise/zarr/src.hpp>, compiles it once for bool and each arithmetic type; a
+/// program declares it extern and compiles none of it).
+#define CHUNKWISE_ZARR_READ_INSTANCES(EXTERN, T) EXTERN template void read_request<T>(const state&, request&, T*);
+#if !CHUNKWISE_ZARR_HEADER_ONLY
+#define CHUNKWISE_ZARR_EXTERN_READ(T) CHUNKWISE_ZARR_READ_INSTANCES(extern, T)
+CHUNKWISE_ARITHMETIC_TYPES(CHUNKWISE_ZARR_EXTERN_READ)
+CHUNKWISE_ZARR_EXTERN_READ(bool)
+#undef CHUNKWISE_ZARR_EXTERN_READ
+#endif
+
 }  // namespace chunkwise::zarr::detail
 
 #if CHUNKWISE_ZARR_HEADER_ONLY
