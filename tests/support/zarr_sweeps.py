@@ -210,12 +210,13 @@ def filter_values(dtype, filt, seed):
 def write_filters(out):
     import zarr
     manifest = []
+    v2 = {"zarr_format": 2} if int(zarr.__version__.split(".")[0]) >= 3 else {}  # numcodecs filters are v2's
     for i, (fname, dtype, filt) in enumerate(filter_cases()):
         for cname, comp in compressor_cases():
             name = f"f2_{fname}_{cname}"
             data = filter_values(dtype, filt, i)
             a = zarr.open(os.path.join(out, name), mode="w", shape=SHAPE, chunks=(8, 4), dtype=dtype,
-                          compressor=comp, filters=[filt])
+                          compressor=comp, filters=[filt], **v2)
             a[...] = data
             back = np.asarray(a[...])  # what zarr-python reads: the values to compare with
             np.ascontiguousarray(back.astype(back.dtype.newbyteorder("<")) if back.dtype.itemsize > 1 else back)\

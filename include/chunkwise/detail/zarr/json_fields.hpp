@@ -42,14 +42,24 @@ CHUNKWISE_ZARR_DECL const json* member(const std::string& store, const std::stri
 CHUNKWISE_ZARR_DECL std::string text_member(const std::string& store, const std::string& where, const json& j,
                                             const char* name, const char* fallback = nullptr);
 
+/// These return a reference into `j` (or to a static), never into `store` or `where`: GCC 14 and later are told so,
+/// lest -Wdangling-reference warn where `where` is a temporary.
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 14
+#define CHUNKWISE_ZARR_INTO_J [[gnu::no_dangling]]
+#else
+#define CHUNKWISE_ZARR_INTO_J
+#endif
+
 /// The object member `name` of `j`; an empty object where absent and not `required`.
 /// \throws zarr::error naming the field where it is missing (and required) or not an object
-CHUNKWISE_ZARR_DECL const json& object_member(const std::string& store, const std::string& where, const json& j,
-                                              const char* name, bool required = false);
+CHUNKWISE_ZARR_INTO_J CHUNKWISE_ZARR_DECL const json& object_member(const std::string& store, const std::string& where,
+                                                                    const json& j, const char* name,
+                                                                    bool required = false);
 
 /// The member `name` of `j`, of any JSON type; null JSON where absent and not `required`.
-CHUNKWISE_ZARR_DECL const json& any_member(const std::string& store, const std::string& where, const json& j,
-                                           const char* name, bool required = false);
+CHUNKWISE_ZARR_INTO_J CHUNKWISE_ZARR_DECL const json& any_member(const std::string& store, const std::string& where,
+                                                                 const json& j, const char* name,
+                                                                 bool required = false);
 
 }  // namespace chunkwise::zarr::detail
 

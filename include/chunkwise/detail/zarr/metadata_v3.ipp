@@ -115,7 +115,8 @@ CHUNKWISE_ZARR_DECL meta parse_v3(const std::string& store, const json& z) {
         text_member(store, "chunk_key_encoding's configuration", key_conf, "separator", m.v3_default_keys ? "/" : ".");
     if (sep != "." && sep != "/") bad(store, "chunk key separator '" + bounded_text(sep) + "'");
     m.separator = sep[0];
-    const json& transformers = any_member(store, "zarr.json", z, "storage_transformers");
+    const std::string file = "zarr.json";
+    const json& transformers = any_member(store, file, z, "storage_transformers");
     if (!transformers.is_null() && (!transformers.is_array() || !transformers.empty()))
         bad(store, "storage transformers are not read (storage_transformers " + shown(transformers) + ")");
     m.codecs = parse_v3_codecs(store, any_member(store, "zarr.json", z, "codecs", true), m.shape.size(), m.type.size);

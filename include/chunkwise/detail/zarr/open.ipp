@@ -70,7 +70,7 @@ CHUNKWISE_ZARR_DECL std::optional<json> consolidated(const std::string& store) {
     json entry = z["metadata"][key];
     const std::string attrs = at.filename().string() + "/.zattrs";
     if (z["metadata"].contains(attrs)) entry["chunkwise:attributes"] = z["metadata"][attrs];
-    return entry;
+    return std::optional<json>(std::in_place, std::move(entry));
 }
 
 CHUNKWISE_ZARR_DECL void open_metadata(state& s) {

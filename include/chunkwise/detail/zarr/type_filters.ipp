@@ -25,7 +25,8 @@ CHUNKWISE_ZARR_DECL dtype encoded_type(const std::string& store, const codec_spe
 }
 
 CHUNKWISE_ZARR_DECL double filter_number(const std::string& store, const codec_spec& c, const char* key) {
-    const json& v = any_member(store, "filter '" + c.name + "'", c.config, key, true);
+    const std::string where = "filter '" + c.name + "'";
+    const json& v = any_member(store, where, c.config, key, true);
     if (!v.is_number()) bad(store, "filter '" + c.name + "''s '" + key + "' is " + shown(v) + ", not a number");
     return v.get<double>();
 }
