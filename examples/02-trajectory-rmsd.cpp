@@ -5,6 +5,7 @@
 //   02-trajectory-rmsd [--frames N] [--atoms N] [--blocks N] [--threads N]
 //
 // The trajectory is generated in memory (reading it from HDF5 is the chunkwise::h5 layer's job).
+#include "reading.hpp"
 #include "trajectory.hpp"
 
 #include <chunkwise/chunkwise.hpp>
@@ -76,7 +77,9 @@ int main(int argc, char** argv) {
     chunkwise::serial_policy serial;
     chunkwise::thread_policy pool(threads);
     const outcome s = run(serial, t, blocks);
+    const example::cpu_clock before = example::cpu_clock::now();
     const outcome p = run(pool, t, blocks);
+    const example::cpu_clock after = example::cpu_clock::now();
 
     std::printf("rmsd[0..3]: %.6f %.6f %.6f %.6f   mean %.12f\n", s.per_frame[0],
                 s.per_frame[std::min<std::size_t>(1, frames - 1)], s.per_frame[std::min<std::size_t>(2, frames - 1)],
@@ -89,5 +92,9 @@ int main(int argc, char** argv) {
         const auto& ws = p.stats.workers[w];
         std::printf("  worker %zu: %4zu blocks, busy %.3f s, wait %.3f s\n", w, ws.blocks, ws.busy, ws.wait);
     }
+    const double machine = before.machine >= 0 && after.machine >= 0 ? after.machine - before.machine : -1;
+    std::printf("%s\n", example::read_speedup(s.seconds / p.seconds, threads, example::usable_cores(), p.seconds,
+                                              after.own - before.own, machine)
+                            .c_str());
     return same ? 0 : 1;
 }

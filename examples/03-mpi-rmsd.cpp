@@ -6,17 +6,23 @@
 //   mpiexec -n 2 03-mpi-rmsd [--frames N] [--atoms N] [--blocks N] [--threads N]
 //
 // Every rank generates the same trajectory (in a real run each rank reads its blocks from HDF5).
+#include "reading.hpp"
 #include "trajectory.hpp"
 
 #include <chunkwise/chunkwise.hpp>
 #include <chunkwise/mpi.hpp>
 
+#include <boost/mpi/collectives.hpp>
 #include <boost/mpi/environment.hpp>
+#include <boost/serialization/string.hpp>
+#include <boost/serialization/vector.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <string>
 #include <vector>
 
 namespace {
@@ -48,6 +54,14 @@ outcome run(Policy& policy, const example::trajectory& t, const std::vector<chun
     return o;
 }
 
+/// How many CPUs the ranks may run on together.
+std::size_t cores_of(const std::vector<std::vector<int>>& cpus) {
+    std::vector<int> all;
+    for (const auto& c : cpus) all.insert(all.end(), c.begin(), c.end());
+    std::sort(all.begin(), all.end());
+    return static_cast<std::size_t>(std::unique(all.begin(), all.end()) - all.begin());
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -67,7 +81,10 @@ int main(int argc, char** argv) {
     const auto blocks = chunkwise::partition(frames, chunkwise::parts{n_blocks});
     chunkwise::serial_policy serial;
     const outcome s = run(serial, t, blocks);
+    mpi.communicator().barrier();
+    const example::cpu_clock before = example::cpu_clock::now();
     const outcome m = run(mpi, t, blocks);
+    const example::cpu_clock after = example::cpu_clock::now();
     const outcome h = run(hybrid, t, blocks);
 
     // Times: the slowest rank's.
@@ -76,6 +93,12 @@ int main(int argc, char** argv) {
     const double busy = m.stats.total(&chunkwise::worker_stats::busy);
     std::vector<double> busy_per_rank;
     boost::mpi::gather(mpi.communicator(), busy, busy_per_rank, 0);
+    // The ranks' CPU time in the mpi_policy run; the machine's, where every rank shares rank 0's host.
+    const double ranks_cpu = boost::mpi::all_reduce(mpi.communicator(), after.own - before.own, std::plus<double>());
+    std::vector<std::string> hosts;
+    boost::mpi::gather(mpi.communicator(), boost::mpi::environment::processor_name(), hosts, 0);
+    std::vector<std::vector<int>> cpus;  // each rank's CPUs (mpiexec may bind each rank to one)
+    boost::mpi::gather(mpi.communicator(), example::usable_cpus(), cpus, 0);
     if (!mpi.is_root()) return 0;
 
     const bool same = s.per_frame == m.per_frame && s.per_frame == h.per_frame;
@@ -88,6 +111,13 @@ int main(int argc, char** argv) {
     for (std::size_t r = 0; r < busy_per_rank.size(); ++r) {
         std::printf("  rank %zu busy %.3f s of %.3f s\n", r, busy_per_rank[r], m_max);
     }
+    const bool one_host =
+        std::all_of(hosts.begin(), hosts.end(), [&](const std::string& name) { return name == hosts[0]; });
+    const double machine = one_host && before.machine >= 0 && after.machine >= 0 ? after.machine - before.machine : -1;
+    std::printf("%s\n", example::read_speedup(s.seconds / m_max, static_cast<std::size_t>(mpi.size()),
+                                              one_host ? cores_of(cpus) : static_cast<std::size_t>(mpi.size()), m_max,
+                                              ranks_cpu, machine)
+                            .c_str());
     std::printf("gathered per-frame results identical to serial, to the bit: %s\n", same ? "yes" : "NO");
     return same ? 0 : 1;
 }
