@@ -1,11 +1,15 @@
 // docs/writing.md's program: the same array written to HDF5 and to Zarr with one designated
-// initializer of options, read back; the same mode refusing to overwrite in both, and replacing.
+// initializer of options, read back; the same mode refusing to overwrite in both, and replacing;
+// attributes written with an array and on what exists, read back from both.
 #include <chunkwise/hdf5.hpp>
 #include <chunkwise/zarr.hpp>
 
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
+#include <string>
+#include <variant>
 
 int main() {
     namespace h5 = chunkwise::h5;
@@ -25,18 +29,17 @@ int main() {
         const zarr::array z(dir / "a.zarr");
         const bool same =
             d.read<double, 2>(chunkwise::block{0, 0, 12}) == z.read<double, 2>(chunkwise::block{0, 0, 12});
-        std::printf("HDF5 %s, %s + %s; Zarr v%d %s, %s + %s; read back %s\n", d.dtype().c_str(),
-                    d.codecs()[0].c_str(), d.codecs()[1].c_str(), z.format(), z.dtype().c_str(),
-                    z.codecs()[0].c_str(), z.codecs()[1].c_str(), same ? "the same" : "DIFFERENT");
+        std::printf("HDF5 %s, %s + %s; Zarr v%d %s, %s + %s; read back %s\n", d.dtype().c_str(), d.codecs()[0].c_str(),
+                    d.codecs()[1].c_str(), z.format(), z.dtype().c_str(), z.codecs()[0].c_str(), z.codecs()[1].c_str(),
+                    same ? "the same" : "DIFFERENT");
     }
 
     // write_mode::create (the default) refuses what exists, in both; replace replaces it.
-    for (const auto& attempt : {+[](const std::filesystem::path& f, const xt::xtensor<double, 2>& x) {
-                                    h5::write(f, "/a", x);
-                                },
-                                +[](const std::filesystem::path& f, const xt::xtensor<double, 2>& x) {
-                                    zarr::write(f.parent_path() / "a.zarr", x);
-                                }}) {
+    for (const auto& attempt :
+         {+[](const std::filesystem::path&f, const xt::xtensor<double, 2>&x) { h5::write(f, "/a", x); },
+          +[](const std::filesystem::path&f, const xt::xtensor<double, 2>&x) {
+              zarr::write(f.parent_path() / "a.zarr", x);
+          }}) {
         try {
             attempt(file, a);
         } catch (const chunkwise::error& e) {
@@ -49,5 +52,17 @@ int main() {
     zarr::write(dir / "a.zarr", twice, {.mode = chunkwise::write_mode::replace});
     std::printf("replaced: %.4f and %.4f\n", h5::dataset(file, "/a").read<double, 2>(chunkwise::block{0, 1, 2})(0, 0),
                 zarr::array(dir / "a.zarr").read<double, 2>(chunkwise::block{0, 1, 2})(0, 0));
+
+    // Attributes: with a new array, or on what exists (a dataset, a group, "/"; an array, a group).
+    const chunkwise::attributes about{{"units", std::string("nm")}, {"timestep", 0.002}};
+    h5::write(file, "/b", a, {.chunk = {4, 4}, .attributes = about});
+    zarr::write(dir / "b.zarr", a, {.chunk = {4, 4}, .format = 3, .attributes = about});
+    h5::set_attributes(file, "/b", {{"frames", std::int64_t{12}}});
+    zarr::set_attributes(dir / "b.zarr", {{"frames", std::int64_t{12}}});
+    const chunkwise::attributes from_h5 = h5::dataset(file, "/b").attrs();
+    const chunkwise::attributes from_zarr = zarr::array(dir / "b.zarr").attrs();
+    std::printf("attributes: %zu in each, the same in both: %s; units %s, frames %lld\n", from_h5.size(),
+                from_h5 == from_zarr ? "yes" : "NO", std::get<std::string>(from_zarr.at("units")).c_str(),
+                static_cast<long long>(std::get<std::int64_t>(from_h5.at("frames"))));
     std::filesystem::remove_all(dir);
 }

@@ -6,6 +6,7 @@
 /// `h5::analyze_layout`, selected `h5::indices`, `h5::ragged` records (`read_ragged`,
 /// `h5::write_ragged`), `h5::dataset_series` over many files; every problem is an `h5::error`.
 
+#include <chunkwise/hdf5/attributes.hpp>
 #include <chunkwise/hdf5/chunk_writer.hpp>
 #include <chunkwise/hdf5/chunks.hpp>
 #include <chunkwise/hdf5/concatenate.hpp>

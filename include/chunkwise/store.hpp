@@ -2,7 +2,7 @@
 /// \file
 /// The store-neutral face of chunkwise's chunked stores (HDF5, Zarr): what a chunked array offers
 /// (the `chunked_array` concept), the vocabulary both stores share (`indices`, `block_bytes`,
-/// `read_buffer`, `read_options`, `write_mode`), and the partitions of any chunked array that
+/// `read_buffer`, `read_options`, `write_mode`, `attributes`), and the partitions of any chunked array that
 /// never split a chunk. Standard library only.
 
 #include <chunkwise/partition.hpp>
@@ -11,10 +11,13 @@
 
 #include <concepts>
 #include <cstddef>
+#include <cstdint>
+#include <map>
 #include <span>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <variant>
 #include <vector>
 
 namespace chunkwise {
@@ -52,6 +55,17 @@ enum class write_mode {
     create,   ///< write a new array; an existing one of that name is an error, and is left as it is
     replace,  ///< write a new array; an existing array (or Zarr group) of that name is removed first
 };
+
+/// One attribute's value, as both stores hold it: an integer, a float, a string, or a list of
+/// one of them. (HDF5: a 64-bit integer, a double or a variable-length UTF-8 string, scalar or
+/// 1-D; Zarr: a JSON number, string or list.)
+using attribute = std::variant<std::int64_t, double, std::string, std::vector<std::int64_t>, std::vector<double>,
+                               std::vector<std::string>>;
+
+/// Attributes by name (units, descriptions, provenance): written by the stores'
+/// `write_options::attributes` and `set_attributes`, read by `attrs()` and `attributes_of`
+/// (docs/writing.md, "Attributes").
+using attributes = std::map<std::string, attribute>;
 
 /// A buffer a worker reuses from block to block: `a.read<T, N>(rows, buffer)` fills it and returns a
 /// view of the block in it, so a pass over many blocks allocates (and page faults) once per worker,

@@ -5,6 +5,7 @@
 /// `zarr::write_blocks` write them from threads and ranks at once (docs/zarr.md).
 
 #include <chunkwise/zarr/array.hpp>
+#include <chunkwise/zarr/attributes.hpp>
 #include <chunkwise/zarr/error.hpp>
 #include <chunkwise/zarr/partition.hpp>
 #include <chunkwise/zarr/write.hpp>

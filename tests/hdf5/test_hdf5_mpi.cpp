@@ -93,7 +93,13 @@ TEMPLATE_TEST_CASE("write_blocks: every rank's blocks land in one dataset", "[mp
     opt.chunk = {5, 2, 3};
     opt.deflate = 2;
     h5::write_blocks(policy, file, "/frames", chunkwise::map_blocks(policy, blocks, rows), opt);
-    h5::write_blocks(policy, file, "/plain", chunkwise::map_blocks(policy, blocks, rows));
+    // (with attributes: written by the rank that creates the dataset, or collectively with parallel HDF5)
+    const chunkwise::attributes about{{"units", std::string("nm")},
+                                      {"ranks", std::int64_t{world.size()}},
+                                      {"axes", std::vector<std::string>{"frame", "atom", "xyz"}}};
+    h5::write_blocks(policy, file, "/plain", chunkwise::map_blocks(policy, blocks, rows), {.attributes = about});
+    REQUIRE(h5::dataset(file, "/plain").attrs() == about);
+    REQUIRE(h5::dataset(file, "/frames").attrs().empty());
     // Every rank returns after the data is in the file.
     for (const char* name : {"/frames", "/plain"}) {
         h5::dataset ds(file, name);

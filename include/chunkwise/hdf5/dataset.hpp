@@ -5,6 +5,7 @@
 /// ragged records); and `h5::read_buffer`, a worker's reusable buffer.
 
 #include <chunkwise/detail/core/compiled.hpp>
+#include <chunkwise/detail/hdf5/attributes.hpp>
 #include <chunkwise/detail/hdf5/open.hpp>
 #include <chunkwise/detail/hdf5/read/box.hpp>
 #include <chunkwise/detail/hdf5/read/instances.hpp>
@@ -103,6 +104,9 @@ public:
     /// The codecs (HDF5 filters), in the order applied when writing (e.g. {"shuffle", "deflate"}),
     /// as zarr::array::codecs.
     [[nodiscard]] const std::vector<std::string>& codecs() const noexcept { return s_->filter_names; }
+    /// The dataset's attributes (units, descriptions), as zarr::array::attrs.
+    /// \throws h5::error naming an attribute chunkwise::attributes cannot hold (h5::attributes_of)
+    [[nodiscard]] attributes attrs() const;
     /// The filter pipeline: codecs() under its HDF5 name.
     [[nodiscard]] const std::vector<std::string>& filters() const noexcept { return s_->filter_names; }
     /// True when reads into T decode in the calling thread, outside the lock (see the class comment).

@@ -16,6 +16,7 @@
 
 #include <chunkwise/hdf5.hpp>
 #include <chunkwise/detail/hdf5/read/instances.hpp>
+#include <chunkwise/detail/hdf5/attributes.hpp>
 #include <chunkwise/detail/hdf5/format/btree1.hpp>
 #include <chunkwise/detail/hdf5/format/checksum.hpp>
 #include <chunkwise/detail/hdf5/format/chunk_index.hpp>
@@ -39,6 +40,7 @@
 #include <chunkwise/detail/hdf5/state.hpp>
 #include <chunkwise/detail/hdf5/types.hpp>
 #include <chunkwise/detail/hdf5/write/create.hpp>
+#include <chunkwise/hdf5/attributes.hpp>
 #include <chunkwise/hdf5/chunk_writer.hpp>
 #include <chunkwise/hdf5/chunks.hpp>
 #include <chunkwise/hdf5/dataset.hpp>
@@ -48,6 +50,7 @@
 #include <chunkwise/hdf5/series.hpp>
 #include <chunkwise/hdf5/write.hpp>
 
+#include <chunkwise/detail/hdf5/attributes.ipp>
 #include <chunkwise/detail/hdf5/format/btree1.ipp>
 #include <chunkwise/detail/hdf5/format/checksum.ipp>
 #include <chunkwise/detail/hdf5/format/chunk_index.ipp>
@@ -71,6 +74,7 @@
 #include <chunkwise/detail/hdf5/state.ipp>
 #include <chunkwise/detail/hdf5/types.ipp>
 #include <chunkwise/detail/hdf5/write/create.ipp>
+#include <chunkwise/hdf5/attributes.ipp>
 #include <chunkwise/hdf5/chunk_writer.ipp>
 #include <chunkwise/hdf5/chunks.ipp>
 #include <chunkwise/hdf5/dataset.ipp>

@@ -30,6 +30,8 @@ struct write_options {
     int level = 0;        ///< the codec's level; 0: the codec's own default (deflate 6, Zstandard 3, bzip2 9, Blosc 5)
     /// Where the dataset exists already: `create` (the default) refuses it, `replace` unlinks it first.
     write_mode mode = write_mode::create;
+    /// Attributes written on the new dataset (units, descriptions), as h5::set_attributes writes them.
+    chunkwise::attributes attributes{};
 };
 
 /// Why this build cannot write `opt`'s codecs ("" if it can): a deflate level out of range, both

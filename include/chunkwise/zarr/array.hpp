@@ -4,6 +4,7 @@
 /// that reads rows in blocks, decoding chunks in the calling thread with no lock.
 
 #include <chunkwise/detail/core/compiled.hpp>
+#include <chunkwise/detail/zarr/attributes.hpp>
 #include <chunkwise/detail/zarr/open.hpp>
 #include <chunkwise/detail/zarr/read_box.hpp>
 #include <chunkwise/partition.hpp>
@@ -78,6 +79,12 @@ public:
     [[nodiscard]] std::vector<std::string> codecs() const;
     /// The user attributes (.zattrs, or zarr.json's "attributes") as JSON text.
     [[nodiscard]] std::string attributes() const { return s_->m.attributes.dump(); }
+    /// The user attributes, as h5::dataset::attrs.
+    /// \throws zarr::error naming an attribute chunkwise::attributes cannot hold (a boolean, null,
+    ///         an object, a mixed list: attributes() gives its JSON text)
+    [[nodiscard]] chunkwise::attributes attrs() const {
+        return detail::attributes_from_json(s_->store, s_->m.format == 3 ? "zarr.json" : ".zattrs", s_->m.attributes);
+    }
 
     /// Rows [rows.begin, rows.end) of axis 0, every other axis whole, as T, as a rank-N tensor.
     /// \throws zarr::error (checked in this order, the same words as h5::dataset) if N is not the

@@ -15,6 +15,7 @@
 #endif
 
 #include <chunkwise/zarr.hpp>
+#include <chunkwise/detail/zarr/attributes.hpp>
 #include <chunkwise/detail/zarr/codecs.hpp>
 #include <chunkwise/detail/zarr/json_fields.hpp>
 #include <chunkwise/detail/zarr/metadata.hpp>
@@ -25,9 +26,11 @@
 #include <chunkwise/detail/zarr/type_filters.hpp>
 #include <chunkwise/detail/zarr/write.hpp>
 #include <chunkwise/zarr/array.hpp>
+#include <chunkwise/zarr/attributes.hpp>
 #include <chunkwise/zarr/partition.hpp>
 #include <chunkwise/zarr/write.hpp>
 
+#include <chunkwise/detail/zarr/attributes.ipp>
 #include <chunkwise/detail/zarr/codecs.ipp>
 #include <chunkwise/detail/zarr/json_fields.ipp>
 #include <chunkwise/detail/zarr/metadata.ipp>
@@ -38,6 +41,7 @@
 #include <chunkwise/detail/zarr/type_filters.ipp>
 #include <chunkwise/detail/zarr/write.ipp>
 #include <chunkwise/zarr/array.ipp>
+#include <chunkwise/zarr/attributes.ipp>
 #include <chunkwise/zarr/partition.ipp>
 #include <chunkwise/zarr/write.ipp>
 

@@ -5,6 +5,7 @@
 /// a temporary name renamed into place.
 
 #include <chunkwise/detail/core/compiled.hpp>
+#include <chunkwise/detail/zarr/attributes.hpp>
 #include <chunkwise/detail/zarr/write.hpp>
 #include <chunkwise/store.hpp>
 #include <chunkwise/gather.hpp>
@@ -44,6 +45,9 @@ struct write_options {
     /// Where a Zarr array or group is stored at the path already: `create` (the default) refuses
     /// it, `replace` removes it first. A directory holding anything else is never written into.
     write_mode mode = write_mode::create;
+    /// Attributes written with the new array (.zattrs in format 2, zarr.json's "attributes" in 3),
+    /// as zarr::set_attributes writes them.
+    chunkwise::attributes attributes{};
 };
 
 namespace detail {
@@ -69,6 +73,7 @@ struct plan {
     int format = 2;
     bool sharded = false;  // sharding_indexed, as asked (a shard as large as a chunk included)
     write_mode mode = write_mode::create;
+    json attributes = json::object();
 };
 
 template <class T>
@@ -103,13 +108,18 @@ plan make_plan(const std::string& store, const std::vector<std::size_t>& shape, 
     for (std::size_t c : p.chunk) chunk_bytes *= c;
     p.enc = make_encoding(write_codec_of(o), o.shuffle, sizeof(T), chunk_bytes);
     p.mode = o.mode;
+    p.attributes = attributes_json(store, o.attributes);
     return p;
 }
 
 /// Writes the metadata file and ends the write (the store's unfinished mark removed).
 template <class T>
 void write_metadata(const std::string& store, const plan& p) {
-    const auto [name, text] = metadata_text<T>(p.shape, p.grid, p.chunk, p.enc, p.format, p.sharded);
+    const auto [name, text] = metadata_text<T>(p.shape, p.grid, p.chunk, p.enc, p.format, p.sharded, p.attributes);
+    if (p.format == 2 && !p.attributes.empty()) {
+        const std::string attrs = p.attributes.dump(4, ' ', true);  // ASCII, as zarr-python 2 reads it
+        write_file(store, ".zattrs", reinterpret_cast<const unsigned char*>(attrs.data()), attrs.size());
+    }
     finish_store(store, name, text);
 }
 

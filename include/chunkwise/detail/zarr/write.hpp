@@ -98,7 +98,7 @@ template <class T>
 std::pair<std::string, std::string> metadata_text(const std::vector<std::size_t>& shape,
                                                   const std::vector<std::size_t>& grid,
                                                   const std::vector<std::size_t>& inner, const encoding& e, int format,
-                                                  bool sharded) {
+                                                  bool sharded, const json& attributes = json::object()) {
     if (format == 2) {
         json filters;
         codecs::encode_request shuffle_request;
@@ -108,7 +108,7 @@ std::pair<std::string, std::string> metadata_text(const std::vector<std::size_t>
         json z = {{"zarr_format", 2},          {"shape", shape},  {"chunks", grid},     {"dtype", v2_dtype<T>()},
                   {"compressor", compressor},  {"fill_value", 0}, {"filters", filters}, {"order", "C"},
                   {"dimension_separator", "."}};
-        return {".zarray", z.dump(4)};
+        return {".zarray", z.dump(4, ' ', true)};
     }
     json codecs_list =
         json::array({{{"name", "bytes"},
@@ -133,9 +133,9 @@ std::pair<std::string, std::string> metadata_text(const std::vector<std::size_t>
               {"chunk_key_encoding", {{"name", "default"}, {"configuration", {{"separator", "/"}}}}},
               {"fill_value", std::is_same_v<T, bool> ? json(false) : json(0)},
               {"codecs", codecs_list},
-              {"attributes", json::object()},
+              {"attributes", attributes},
               {"storage_transformers", json::array()}};
-    return {"zarr.json", z.dump(4)};
+    return {"zarr.json", z.dump(4, ' ', true)};
 }
 
 /// Rows [row0, row0 + rows) of the array, every other axis whole, row-major at `data`.

@@ -5,6 +5,7 @@
 // nothing behind that would make a retry fail with "already exists": a file it created is removed, a dataset it added
 // to an existing file is unlinked.
 #include <chunkwise/detail/core/compiled.hpp>
+#include <chunkwise/detail/hdf5/attributes.hpp>
 #include <chunkwise/detail/hdf5/codecs.hpp>
 #include <chunkwise/detail/hdf5/library.hpp>
 #include <chunkwise/hdf5/error.hpp>

@@ -26,6 +26,8 @@ CHUNKWISE_HDF5_DECL void complete_options(write_options& opt, const std::vector<
     }
     if (const std::string problem = h5::codec_problem(opt); !problem.empty())
         throw error(file, path, "write: " + problem);
+    if (const std::string problem = attributes_problem(opt.attributes); !problem.empty())
+        throw error(file, path, "write: " + problem);
     if ((opt.deflate > 0 || opt.shuffle || !opt.codec.empty()) && opt.chunk.empty()) {
         std::size_t row_bytes = elem_size;
         for (std::size_t d = 1; d < shape.size(); ++d) row_bytes *= std::max<std::size_t>(shape[d], 1);
@@ -116,6 +118,12 @@ CHUNKWISE_HDF5_DECL dataset_writer::dataset_writer(const std::string& file, cons
         H5Dcreate2(file_h_.get(), path.c_str(), file_type, space.get(), lcpl.get(), dcpl.get(), H5P_DEFAULT), H5Dclose);
     if (!dset_h_.valid()) fail("cannot create the dataset: " + last_error());
     created_dataset_ = true;
+    try {
+        write_attributes(dset_h_.get(), opt.attributes, file, path);
+    } catch (...) {
+        abandon();
+        throw;
+    }
 }
 
 CHUNKWISE_HDF5_DECL auto dataset_writer::commit() -> void {

@@ -6,6 +6,7 @@
 // same h5::error, none waits forever in a collective the others left. The agreements go through
 // the policy's own hook (detail::policy_access), never through the MPI layer's internals.
 #include <chunkwise/detail/core/policy_access.hpp>
+#include <chunkwise/detail/hdf5/attributes.hpp>
 #include <chunkwise/detail/hdf5/library.hpp>
 #include <chunkwise/detail/hdf5/types.hpp>
 #include <chunkwise/detail/hdf5/write/create.hpp>
@@ -194,6 +195,13 @@ private:
             H5Dcreate2(fh_.get(), p_.c_str(), native_type<T>(), space.get(), lcpl.get(), dcpl.get(), H5P_DEFAULT),
             H5Dclose);
         step(ds_.valid(), "cannot create the dataset");
+        std::string bad_attribute;  // attribute writes are collective in parallel HDF5: every rank makes them
+        try {
+            write_attributes(ds_.get(), opt_.attributes, f_, p_);
+        } catch (const error& e) {
+            bad_attribute = e.what();
+        }
+        step(bad_attribute.empty(), bad_attribute);
     }
 
     // This rank's rows: the union of its blocks' hyperslabs, written in one collective call. A
