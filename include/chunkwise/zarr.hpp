@@ -7,6 +7,7 @@
 #include <chunkwise/zarr/array.hpp>
 #include <chunkwise/zarr/attributes.hpp>
 #include <chunkwise/zarr/error.hpp>
+#include <chunkwise/zarr/group.hpp>
 #include <chunkwise/zarr/partition.hpp>
 #include <chunkwise/zarr/write.hpp>
 #include <chunkwise/zarr/write_blocks.hpp>

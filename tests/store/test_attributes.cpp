@@ -11,7 +11,11 @@
 #include <chunkwise/zarr.hpp>
 
 #include <nlohmann/json.hpp>
+#if __has_include(<xtensor/views/xview.hpp>)
+#include <xtensor/views/xview.hpp>
+#else
 #include <xtensor/xview.hpp>
+#endif
 
 #include <cmath>
 #include <cstdint>

@@ -6,6 +6,7 @@
 /// reads an array's; `write_options::attributes` writes them with a new array.
 #include <chunkwise/detail/core/compiled.hpp>
 #include <chunkwise/detail/zarr/attributes.hpp>
+#include <chunkwise/detail/zarr/groups.hpp>
 #include <chunkwise/detail/zarr/open.hpp>
 #include <chunkwise/detail/zarr/write.hpp>
 #include <chunkwise/store.hpp>
@@ -20,8 +21,8 @@ namespace chunkwise::zarr {
 
 /// Writes `attrs` on the Zarr array or group in the directory `path` (format 2 or 3), replacing
 /// attributes of the same names and keeping the others, as zarr-python's `attrs.update` does. The
-/// file is replaced whole (written aside, then renamed), and a parent's consolidated `.zmetadata`
-/// that lists the array is updated too. Call it from one process at a time: two writers of the same
+/// file is replaced whole (written aside, then renamed), and the consolidated `.zmetadata` of the
+/// node and of the format-2 groups above it is updated too. Call it from one process at a time: two writers of the same
 /// array's attributes at once keep one's.
 /// \throws zarr::error naming the store and what is wrong: no array or group there, an empty
 ///         attribute name, a float JSON cannot hold (NaN, infinity), metadata that is not a JSON

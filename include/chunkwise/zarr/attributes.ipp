@@ -20,25 +20,6 @@ inline void put_json(const std::string& store, const std::string& name, const js
     write_file(store, name, reinterpret_cast<const unsigned char*>(text.data()), text.size());
 }
 
-/// Where `.zmetadata` beside `path` (its parent's) or in it lists the node, its ".zattrs" entry set to `attrs`.
-inline void update_consolidated(const std::filesystem::path& path, const json& attrs) {
-    namespace fs = std::filesystem;
-    std::error_code ec;
-    const fs::path at = fs::absolute(path, ec).lexically_normal();
-    const std::string name = (at.has_filename() ? at : at.parent_path()).filename().string();
-    const fs::path dir = at.has_filename() ? at : at.parent_path();
-    const std::pair<fs::path, std::string> places[] = {{dir.parent_path(), name + "/"}, {dir, ""}};
-    for (const auto& [folder, prefix] : places) {
-        if (!fs::is_regular_file(folder / ".zmetadata", ec)) continue;
-        json z = load_object(folder.string(), folder / ".zmetadata");
-        if (!z.contains("metadata") || !z["metadata"].is_object()) continue;
-        json& m = z["metadata"];
-        if (!m.contains(prefix + ".zarray") && !m.contains(prefix + ".zgroup")) continue;
-        m[prefix + ".zattrs"] = attrs;
-        put_json(folder.string(), ".zmetadata", z);
-    }
-}
-
 }  // namespace detail
 
 CHUNKWISE_ZARR_DECL void set_attributes(const std::filesystem::path& path, const attributes& attrs) {
@@ -61,7 +42,7 @@ CHUNKWISE_ZARR_DECL void set_attributes(const std::filesystem::path& path, const
                                                                     : json::object();
     for (const auto& [k, v] : add.items()) a[k] = v;
     detail::put_json(store, ".zattrs", a);
-    detail::update_consolidated(path, a);
+    detail::consolidate(store, {{".zattrs", a}});
 }
 
 CHUNKWISE_ZARR_DECL attributes attributes_of(const std::filesystem::path& path) {

@@ -17,6 +17,7 @@
 #include <chunkwise/zarr.hpp>
 #include <chunkwise/detail/zarr/attributes.hpp>
 #include <chunkwise/detail/zarr/codecs.hpp>
+#include <chunkwise/detail/zarr/groups.hpp>
 #include <chunkwise/detail/zarr/json_fields.hpp>
 #include <chunkwise/detail/zarr/metadata.hpp>
 #include <chunkwise/detail/zarr/metadata_v3.hpp>
@@ -27,11 +28,13 @@
 #include <chunkwise/detail/zarr/write.hpp>
 #include <chunkwise/zarr/array.hpp>
 #include <chunkwise/zarr/attributes.hpp>
+#include <chunkwise/zarr/group.hpp>
 #include <chunkwise/zarr/partition.hpp>
 #include <chunkwise/zarr/write.hpp>
 
 #include <chunkwise/detail/zarr/attributes.ipp>
 #include <chunkwise/detail/zarr/codecs.ipp>
+#include <chunkwise/detail/zarr/groups.ipp>
 #include <chunkwise/detail/zarr/json_fields.ipp>
 #include <chunkwise/detail/zarr/metadata.ipp>
 #include <chunkwise/detail/zarr/metadata_v3.ipp>
@@ -42,6 +45,7 @@
 #include <chunkwise/detail/zarr/write.ipp>
 #include <chunkwise/zarr/array.ipp>
 #include <chunkwise/zarr/attributes.ipp>
+#include <chunkwise/zarr/group.ipp>
 #include <chunkwise/zarr/partition.ipp>
 #include <chunkwise/zarr/write.ipp>
 

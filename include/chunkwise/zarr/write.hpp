@@ -6,6 +6,7 @@
 
 #include <chunkwise/detail/core/compiled.hpp>
 #include <chunkwise/detail/zarr/attributes.hpp>
+#include <chunkwise/detail/zarr/groups.hpp>
 #include <chunkwise/detail/zarr/write.hpp>
 #include <chunkwise/store.hpp>
 #include <chunkwise/gather.hpp>
@@ -109,6 +110,7 @@ plan make_plan(const std::string& store, const std::vector<std::size_t>& shape, 
     p.enc = make_encoding(write_codec_of(o), o.shuffle, sizeof(T), chunk_bytes);
     p.mode = o.mode;
     p.attributes = attributes_json(store, o.attributes);
+    refuse_inside_array(store);
     return p;
 }
 
@@ -121,6 +123,7 @@ void write_metadata(const std::string& store, const plan& p) {
         write_file(store, ".zattrs", reinterpret_cast<const unsigned char*>(attrs.data()), attrs.size());
     }
     finish_store(store, name, text);
+    if (p.format == 2) consolidate(store, {{".zarray", json::parse(text)}, {".zattrs", p.attributes}});
 }
 
 /// `values` encoded by `e` into `out` (`scratch`: a second buffer the pipeline may use).

@@ -105,8 +105,8 @@ std::pair<std::string, std::string> metadata_text(const std::vector<std::size_t>
         shuffle_request.elem_size = sizeof(T);
         if (e.shuffle_filter) filters = json::array({codec_entry(codecs::shuffle_codec, shuffle_request, 2)});
         const json compressor = e.main != nullptr ? codec_entry(*e.main, e.request, 2) : json();
-        json z = {{"zarr_format", 2},          {"shape", shape},  {"chunks", grid},     {"dtype", v2_dtype<T>()},
-                  {"compressor", compressor},  {"fill_value", 0}, {"filters", filters}, {"order", "C"},
+        json z = {{"zarr_format", 2},          {"shape", shape},        {"chunks", grid},     {"dtype", v2_dtype<T>()},
+                  {"compressor", compressor},  {"fill_value", nullptr}, {"filters", filters}, {"order", "C"},
                   {"dimension_separator", "."}};
         return {".zarray", z.dump(4, ' ', true)};
     }
