@@ -7,7 +7,8 @@ namespace chunkwise::zarr::detail {
 
 CHUNKWISE_ZARR_DECL json attributes_json(const std::string& store, const attributes& attrs) {
     json out = json::object();
-    for (const auto& [name, value] : attrs) {
+    for (const auto& entry : attrs) {
+        const std::string& name = entry.first;  // (not a structured binding: lambdas below capture it)
         if (name.empty()) throw error(store, "", "an attribute with an empty name");
         const auto finite = [&](double v) {
             if (!std::isfinite(v))
@@ -29,7 +30,7 @@ CHUNKWISE_ZARR_DECL json attributes_json(const std::string& store, const attribu
                     out[name] = v;
                 }
             },
-            value);
+            entry.second);
     }
     return out;
 }

@@ -19,10 +19,11 @@ namespace chunkwise::h5::detail {
 template <class U>
 constexpr U byte_swap(U x) noexcept {
     static_assert(std::is_unsigned_v<U>);
+    using W = std::conditional_t<(sizeof(U) < sizeof(unsigned)), unsigned, U>;  // no promotion to int
     U out = 0;
     for (std::size_t i = 0; i < sizeof(U); ++i) {
-        out = static_cast<U>((out << 8) | (x & 0xffu));
-        x = static_cast<U>(x >> 8);
+        out = static_cast<U>((static_cast<W>(out) << 8U) | (static_cast<W>(x) & W{0xff}));
+        x = static_cast<U>(static_cast<W>(x) >> 8U);
     }
     return out;
 }
