@@ -65,7 +65,8 @@ std::vector<unsigned char> u8_record(std::size_t i) {
 }
 std::vector<float> f32_record(std::size_t i) {
     std::vector<float> r((i * 13) % 17);
-    for (std::size_t j = 0; j < r.size(); ++j) r[j] = static_cast<float>(static_cast<double>(i) + 0.25 * static_cast<double>(j));
+    for (std::size_t j = 0; j < r.size(); ++j)
+        r[j] = static_cast<float>(static_cast<double>(i) + 0.25 * static_cast<double>(j));
     return r;
 }
 std::vector<std::size_t> series_lengths(std::size_t files) {
@@ -76,18 +77,9 @@ std::vector<std::size_t> series_lengths(std::size_t files) {
 
 std::vector<fs::path> series_files(std::size_t count) {
     std::vector<fs::path> out;
-    for (std::size_t i = 0; i < count; ++i) out.push_back(files() / ("series" + std::to_string(count)) / ("part-" + std::to_string(i) + ".h5"));
+    for (std::size_t i = 0; i < count; ++i)
+        out.push_back(files() / ("series" + std::to_string(count)) / ("part-" + std::to_string(i) + ".h5"));
     return out;
-}
-
-template <class F>
-std::string error_of(F&& f) {
-    try {
-        f();
-    } catch (const h5::error& e) {
-        return e.what();
-    }
-    return "(no h5::error)";
 }
 
 }  // namespace
@@ -182,17 +174,27 @@ TEST_CASE("chunks holding none of the indices are not read", "[hdf5][indices]") 
 TEST_CASE("bad indices are h5::errors naming file, dataset and the value", "[hdf5][indices][errors]") {
     const fs::path file = files() / "select.h5";
     h5::dataset ds(file, "chunked");
-    const std::string out_of_range = error_of([&] { (void)ds.read<float, 3>(block{0, 0, 2}, h5::indices{1, {3, 100}}); });
+    const std::string out_of_range = test::error_of<h5::error>([&] {
+        (void)ds.read<float, 3>(block{0, 0, 2}, h5::indices{1, {3, 100}});
+    });
     CHECK_THAT(out_of_range, Contains(file.string()) && Contains("/chunked") && Contains("index 100 (position 1") &&
                                  Contains("outside axis 1 of extent 100"));
-    CHECK_THAT(error_of([&] { (void)ds.read<float, 3>(block{0, 0, 2}, h5::indices{3, {0}}); }),
+    CHECK_THAT(test::error_of<h5::error>([&] {
+                   (void)ds.read<float, 3>(block{0, 0, 2}, h5::indices{3, {0}});
+               }),
                Contains("indices on axis 3") && Contains("rank 3"));
-    CHECK_THAT(error_of([&] { (void)ds.read<float, 3>(block{0, 0, 2}, h5::indices{0, {0}}); }),
+    CHECK_THAT(test::error_of<h5::error>([&] {
+                   (void)ds.read<float, 3>(block{0, 0, 2}, h5::indices{0, {0}});
+               }),
                Contains("indices on axis 0") && Contains("axis 0 holds the rows"));
-    CHECK_THAT(error_of([&] { (void)ds.read<float, 3>(block{0, 0, 21}, h5::indices{1, {0}}); }),
+    CHECK_THAT(test::error_of<h5::error>([&] {
+                   (void)ds.read<float, 3>(block{0, 0, 21}, h5::indices{1, {0}});
+               }),
                Contains("rows [0, 21) are outside axis 0 of extent 20"));
     std::vector<float> small(5);
-    CHECK_THAT(error_of([&] { ds.read_into(block{0, 0, 2}, h5::indices{1, {0}}, std::span<float>(small)); }),
+    CHECK_THAT(test::error_of<h5::error>([&] {
+                   ds.read_into(block{0, 0, 2}, h5::indices{1, {0}}, std::span<float>(small));
+               }),
                Contains("the buffer holds 5 values") && Contains("need 12"));
 }
 
@@ -234,7 +236,8 @@ TEST_CASE("ragged records read from threads equal the serial read", "[hdf5][ragg
     auto sums = [&](const block& b) {
         const auto r = images.read_ragged<unsigned char>(b);
         std::vector<std::uint64_t> out;
-        for (std::size_t i = 0; i < r.size(); ++i) out.push_back(std::accumulate(r[i].begin(), r[i].end(), std::uint64_t{0}) * 1000 + r[i].size());
+        for (std::size_t i = 0; i < r.size(); ++i)
+            out.push_back(std::accumulate(r[i].begin(), r[i].end(), std::uint64_t{0}) * 1000 + r[i].size());
         return out;
     };
     chunkwise::thread_policy pool(4);
@@ -270,20 +273,28 @@ TEST_CASE("write_ragged writes what h5py reads as arrays, and what read_ragged r
     const auto theirs = h5::dataset(files() / "vlen_u8.h5", "images").read_ragged<unsigned char>(block{0, 0, 200});
     h5::write_ragged(file, "copy", theirs);
     REQUIRE(h5::dataset(file, "copy").read_ragged<unsigned char>(block{0, 0, 200}) == theirs);
-    CHECK_THAT(error_of([&] { h5::write_ragged(file, "copy", theirs); }), Contains("already exists"));
+    CHECK_THAT(test::error_of<h5::error>([&] { h5::write_ragged(file, "copy", theirs); }), Contains("already exists"));
 }
 
 TEST_CASE("ragged misuse: non-ragged data, 2-D records, bad offsets", "[hdf5][ragged][errors]") {
     const fs::path file = files() / "select.h5";
-    CHECK_THAT(error_of([&] { (void)h5::dataset(file, "gzip").read_ragged<float>(block{0, 0, 1}); }),
+    CHECK_THAT(test::error_of<h5::error>([&] {
+                   (void)h5::dataset(file, "gzip").read_ragged<float>(block{0, 0, 1});
+               }),
                Contains(file.string()) && Contains("/gzip") && Contains("not variable-length sequences") &&
                    Contains("32-bit float"));
     const fs::path vf = files() / "vlen_f32.h5";
-    CHECK_THAT(error_of([&] { (void)h5::dataset(vf, "grid").read_ragged<float>(block{0, 0, 1}); }),
+    CHECK_THAT(test::error_of<h5::error>([&] {
+                   (void)h5::dataset(vf, "grid").read_ragged<float>(block{0, 0, 1});
+               }),
                Contains("/grid") && Contains("reads 1-D datasets") && Contains("(3, 4)"));
-    CHECK_THAT(error_of([&] { (void)h5::dataset(vf, "spectra").read<float, 1>(block{0, 0, 1}); }),
+    CHECK_THAT(test::error_of<h5::error>([&] {
+                   (void)h5::dataset(vf, "spectra").read<float, 1>(block{0, 0, 1});
+               }),
                Contains("variable-length sequence of 32-bit float") && Contains("read_ragged"));
-    CHECK_THAT(error_of([&] { (void)h5::dataset(vf, "spectra").read_ragged<float>(block{0, 40, 51}); }),
+    CHECK_THAT(test::error_of<h5::error>([&] {
+                   (void)h5::dataset(vf, "spectra").read_ragged<float>(block{0, 40, 51});
+               }),
                Contains("rows [40, 51) are outside axis 0 of extent 50"));
     REQUIRE_THROWS_AS(h5::ragged<int>({1, 2, 3}, {0, 2}), std::invalid_argument);
     REQUIRE_THROWS_AS(h5::ragged<int>({1, 2, 3}, {0, 2, 1, 3}), std::invalid_argument);
@@ -408,39 +419,57 @@ TEST_CASE("the RMSD over a trajectory in 20 files has the same bits as over one 
     const auto a = chunkwise::gather(pool, chunkwise::map_blocks(pool, h5::partition(series, parts{20}), rmsd(series)));
     const auto b = chunkwise::gather(pool, chunkwise::map_blocks(pool, h5::partition(series, parts{20}), rmsd(single)));
     REQUIRE(a.size() == b.size());
-    for (std::size_t i = 0; i < a.size(); ++i) REQUIRE(std::memcmp(a[i].data(), b[i].data(), a[i].size() * sizeof(double)) == 0);
+    for (std::size_t i = 0; i < a.size(); ++i)
+        REQUIRE(std::memcmp(a[i].data(), b[i].data(), a[i].size() * sizeof(double)) == 0);
 }
 
 TEST_CASE("glob lists files in natural order", "[hdf5][series]") {
     const auto found = h5::glob((files() / "series20" / "part-*.h5").string());
     REQUIRE(found == series_files(20));
-    CHECK_THAT(error_of([&] { (void)h5::glob((files() / "nothing-*.h5").string()); }), Contains("no file matches"));
+    CHECK_THAT(test::error_of<h5::error>([&] { (void)h5::glob((files() / "nothing-*.h5").string()); }),
+               Contains("no file matches"));
 }
 
 TEST_CASE("a series with a file that disagrees is an h5::error naming that file", "[hdf5][series][errors]") {
     const fs::path bad = files() / "series_bad";
-    CHECK_THAT(error_of([&] { h5::dataset_series({bad / "part-0.h5", bad / "part-1.h5", bad / "part-2.h5"}, "pos"); }),
+    CHECK_THAT(test::error_of<h5::error>([&] {
+                   h5::dataset_series({bad / "part-0.h5", bad / "part-1.h5", bad / "part-2.h5"}, "pos");
+               }),
                Contains((bad / "part-2.h5").string()) && Contains("(4, 49, 3)") && Contains("(4, 50, 3)") &&
                    Contains("every axis but the first"));
-    CHECK_THAT(error_of([&] { h5::dataset_series({bad / "part-0.h5", bad / "text.h5"}, "pos"); }),
+    CHECK_THAT(test::error_of<h5::error>([&] {
+                   h5::dataset_series({bad / "part-0.h5", bad / "text.h5"}, "pos");
+               }),
                Contains((bad / "text.h5").string()) && Contains("do not convert to a number"));
-    CHECK_THAT(error_of([&] { h5::dataset_series({bad / "part-0.h5", bad / "missing.h5"}, "pos"); }),
+    CHECK_THAT(test::error_of<h5::error>([&] {
+                   h5::dataset_series({bad / "part-0.h5", bad / "missing.h5"}, "pos");
+               }),
                Contains((bad / "missing.h5").string()) && Contains("no such file"));
-    CHECK_THAT(error_of([&] { h5::dataset_series({bad / "part-0.h5"}, "nope"); }), Contains("no dataset '/nope'"));
-    CHECK_THAT(error_of([&] { h5::dataset_series({}, "pos"); }), Contains("no files given"));
+    CHECK_THAT(test::error_of<h5::error>([&] { h5::dataset_series({bad / "part-0.h5"}, "nope"); }),
+               Contains("no dataset '/nope'"));
+    CHECK_THAT(test::error_of<h5::error>([&] { h5::dataset_series({}, "pos"); }), Contains("no files given"));
     h5::dataset_series ok({bad / "part-0.h5", bad / "part-1.h5"}, "pos");
-    CHECK_THAT(error_of([&] { (void)ok.read<float, 3>(block{0, 0, 9}); }),
+    CHECK_THAT(test::error_of<h5::error>([&] {
+                   (void)ok.read<float, 3>(block{0, 0, 9});
+               }),
                Contains("(+ 1 files)") && Contains("rows [0, 9) are outside axis 0 of extent 8"));
-    CHECK_THAT(error_of([&] { (void)ok.read<float, 3>(block{0, 0, 2}, h5::indices{1, {50}}); }),
+    CHECK_THAT(test::error_of<h5::error>([&] {
+                   (void)ok.read<float, 3>(block{0, 0, 2}, h5::indices{1, {50}});
+               }),
                Contains("index 50 (position 0") && Contains("extent 50"));
-    CHECK_THAT(error_of([&] { (void)ok.read<float, 2>(block{0, 0, 2}); }), Contains("the series has rank 3"));
+    CHECK_THAT(test::error_of<h5::error>([&] {
+                   (void)ok.read<float, 2>(block{0, 0, 2});
+               }),
+               Contains("the series has rank 3"));
     REQUIRE_THROWS_AS(h5::dataset_series({bad / "part-0.h5"}, "pos", 0), std::invalid_argument);
 }
 
 TEST_CASE("a chunk larger than the array is refused by name, not by HDF5's link error", "[hdf5][errors]") {
     const fs::path file = test::scratch("shapes-chunk") / "small.h5";
     xt::xtensor<float, 2> v = xt::zeros<float>({1, 4});
-    CHECK_THAT(error_of([&] { h5::write(file, "x", v, h5::write_options{{2, 4}, 0, false}); }),
+    CHECK_THAT(test::error_of<h5::error>([&] {
+                   h5::write(file, "x", v, h5::write_options{{2, 4}, 0, false});
+               }),
                Contains("the chunk shape (2, 4) is larger than the array (1, 4) on axis 0"));
     REQUIRE_FALSE(fs::exists(file));
     h5::write(file, "x", v, h5::write_options{{1, 4}, 0, false});
@@ -450,7 +479,8 @@ TEST_CASE("a chunk larger than the array is refused by name, not by HDF5's link 
 TEST_CASE("variance::add_rows reads a view's own elements: rows 5..9, strided rows, column-major", "[acc][xtensor]") {
     namespace acc = chunkwise::acc;
     xt::xtensor<double, 3> a = xt::xtensor<double, 3>::from_shape({12, 4, 3});
-    for (std::size_t i = 0; i < a.size(); ++i) a.data()[i] = std::sin(static_cast<double>(i)) * 100 + static_cast<double>(i);
+    for (std::size_t i = 0; i < a.size(); ++i)
+        a.data()[i] = std::sin(static_cast<double>(i)) * 100 + static_cast<double>(i);
     // Each view against add() of the same rows, one by one (add_rows merges its own way: values
     // within rounding).
     auto check = [&](const auto& rows, const std::vector<std::size_t>& which) {
@@ -464,9 +494,9 @@ TEST_CASE("variance::add_rows reads a view's own elements: rows 5..9, strided ro
             REQUIRE(v1.data()[i] == Approx(v2.data()[i]).epsilon(1e-9));
         }
     };
-    check(xt::view(a, xt::range(5, 10), xt::all(), xt::all()), {5, 6, 7, 8, 9});      // contiguous, offset
-    check(xt::view(a, xt::range(1, 12, 3), xt::all(), xt::all()), {1, 4, 7, 10});    // strided rows
-    check(xt::view(a, xt::keep(11, 0, 6), xt::all(), xt::all()), {11, 0, 6});        // picked rows
-    xt::xtensor<double, 3, xt::layout_type::column_major> f = a;                      // another layout
+    check(xt::view(a, xt::range(5, 10), xt::all(), xt::all()), {5, 6, 7, 8, 9});   // contiguous, offset
+    check(xt::view(a, xt::range(1, 12, 3), xt::all(), xt::all()), {1, 4, 7, 10});  // strided rows
+    check(xt::view(a, xt::keep(11, 0, 6), xt::all(), xt::all()), {11, 0, 6});      // picked rows
+    xt::xtensor<double, 3, xt::layout_type::column_major> f = a;                   // another layout
     check(f, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11});
 }

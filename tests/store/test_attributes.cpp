@@ -77,16 +77,6 @@ json peer_view(const std::string& args, const fs::path& out) {
     return json::parse(std::ifstream(out));
 }
 
-template <class F>
-std::string error_of(F&& f) {
-    try {
-        f();
-    } catch (const chunkwise::error& e) {
-        return e.what();
-    }
-    return "no error";
-}
-
 xt::xtensor<float, 2> some_values() {
     xt::xtensor<float, 2> v = xt::xtensor<float, 2>::from_shape({8, 3});
     for (std::size_t i = 0; i < v.size(); ++i) v.data()[i] = static_cast<float>(i);
@@ -211,9 +201,9 @@ TEST_CASE("attributes: what h5py and zarr-python write reads into chunkwise::att
     CHECK(h.at("floats") == chunkwise::attribute{std::vector<double>{0.5, 1.5}});
     CHECK(h.at("strs") == chunkwise::attribute{std::vector<std::string>{"a", "bc"}});
     CHECK(h.size() == 9);
-    CHECK_THAT(error_of([&] { (void)h5::attributes_of(dir / "peer.h5", "matrix"); }),
+    CHECK_THAT(test::error_of([&] { (void)h5::attributes_of(dir / "peer.h5", "matrix"); }),
                Catch::Matchers::Contains("matrix: attribute 'm' has 2 axes"));
-    CHECK_THAT(error_of([&] { (void)h5::attributes_of(dir / "peer.h5", "huge"); }),
+    CHECK_THAT(test::error_of([&] { (void)h5::attributes_of(dir / "peer.h5", "huge"); }),
                Catch::Matchers::Contains("huge: attribute 'u' holds 9223372036854775809, beyond a 64-bit signed"));
 
     const chunkwise::attributes z = zarr::array(dir / "group" / "good").attrs();
@@ -225,7 +215,7 @@ TEST_CASE("attributes: what h5py and zarr-python write reads into chunkwise::att
     CHECK(z.at("strs") == chunkwise::attribute{std::vector<std::string>{"a", "bc"}});
     CHECK(z.at("empty") == chunkwise::attribute{std::vector<double>{}});
     CHECK(z.size() == 8);
-    CHECK_THAT(error_of([&] { (void)zarr::array(dir / "group" / "flag").attrs(); }),
+    CHECK_THAT(test::error_of([&] { (void)zarr::array(dir / "group" / "flag").attrs(); }),
                Catch::Matchers::Contains("attribute 'flag' in .zattrs is a boolean: chunkwise::attributes holds"));
     CHECK(zarr::array(dir / "group" / "flag").attributes() == R"({"flag":true})");  // the JSON text stays
 }
@@ -236,21 +226,21 @@ TEST_CASE("attributes: bad input is refused naming what is wrong, and nothing is
     const chunkwise::attributes unnamed{{"", 1.0}};
 
     // An empty name: neither the dataset nor the store is made.
-    CHECK_THAT(error_of([&] { h5::write(file, "/x", some_values(), {.attributes = unnamed}); }),
+    CHECK_THAT(test::error_of([&] { h5::write(file, "/x", some_values(), {.attributes = unnamed}); }),
                Catch::Matchers::EndsWith("b.h5:/x: write: an attribute with an empty name"));
     CHECK_FALSE(fs::exists(file));
-    CHECK_THAT(error_of([&] { zarr::write(store, some_values(), {.attributes = unnamed}); }),
+    CHECK_THAT(test::error_of([&] { zarr::write(store, some_values(), {.attributes = unnamed}); }),
                Catch::Matchers::EndsWith("b.zarr: an attribute with an empty name"));
     CHECK_FALSE(fs::exists(store));
 
     // What each store cannot hold: NaN in JSON, a NUL inside an HDF5 string.
     const double nan = std::numeric_limits<double>::quiet_NaN();
-    CHECK_THAT(error_of([&] {
+    CHECK_THAT(test::error_of([&] {
                    zarr::write(store, some_values(), {.attributes = {{"v", std::vector<double>{1, nan}}}});
                }),
                Catch::Matchers::Contains("attribute 'v' holds nan, which JSON (Zarr's attributes) cannot hold"));
     CHECK_FALSE(fs::exists(store));
-    CHECK_THAT(error_of([&] {
+    CHECK_THAT(test::error_of([&] {
                    h5::write(file, "/x", some_values(), {.attributes = {{"s", std::string("a\0b", 3)}}});
                }),
                Catch::Matchers::Contains("attribute 's': a string holding a NUL character"));
@@ -259,11 +249,11 @@ TEST_CASE("attributes: bad input is refused naming what is wrong, and nothing is
     // On what exists: a bad attribute changes nothing, not even the good ones beside it.
     h5::write(file, "/x", some_values(), {.attributes = {{"keep", std::int64_t{1}}}});
     zarr::write(store, some_values(), {.attributes = {{"keep", std::int64_t{1}}}});
-    CHECK_THAT(error_of([&] {
+    CHECK_THAT(test::error_of([&] {
                    h5::set_attributes(file, "/x", {{"good", 1.0}, {"", 2.0}});
                }),
                Catch::Matchers::EndsWith("b.h5:/x: an attribute with an empty name"));
-    CHECK_THAT(error_of([&] {
+    CHECK_THAT(test::error_of([&] {
                    zarr::set_attributes(store, {{"good", 1.0}, {"inf", INFINITY}});
                }),
                Catch::Matchers::Contains("attribute 'inf' holds inf"));
@@ -271,24 +261,24 @@ TEST_CASE("attributes: bad input is refused naming what is wrong, and nothing is
     CHECK(zarr::attributes_of(store) == chunkwise::attributes{{"keep", std::int64_t{1}}});
 
     // Nothing there.
-    CHECK_THAT(error_of([&] {
+    CHECK_THAT(test::error_of([&] {
                    h5::set_attributes(file, "/nothing", {{"a", 1.0}});
                }),
                Catch::Matchers::EndsWith("b.h5:/nothing: no such dataset or group"));
-    CHECK_THAT(error_of([&] { (void)h5::attributes_of(dir / "none.h5", "/"); }),
+    CHECK_THAT(test::error_of([&] { (void)h5::attributes_of(dir / "none.h5", "/"); }),
                Catch::Matchers::EndsWith("none.h5:/: no such file"));
-    CHECK_THAT(error_of([&] {
+    CHECK_THAT(test::error_of([&] {
                    zarr::set_attributes(dir / "none.zarr", {{"a", 1.0}});
                }),
                Catch::Matchers::EndsWith("none.zarr: does not exist"));
     fs::create_directories(dir / "empty");
-    CHECK_THAT(error_of([&] { (void)zarr::attributes_of(dir / "empty"); }),
+    CHECK_THAT(test::error_of([&] { (void)zarr::attributes_of(dir / "empty"); }),
                Catch::Matchers::EndsWith("empty: is not a Zarr array or group"));
 
     // A file open in this program cannot be written: the message says why.
     {
         const h5::dataset open(file, "/x");
-        CHECK_THAT(error_of([&] {
+        CHECK_THAT(test::error_of([&] {
                        h5::set_attributes(file, "/x", {{"a", 1.0}});
                    }),
                    Catch::Matchers::Contains("cannot be opened for writing (read-only, or open in this program"));

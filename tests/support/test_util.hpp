@@ -1,5 +1,6 @@
 #pragma once
 // Helpers the test files share.
+#include <chunkwise/error.hpp>
 #include <chunkwise/partition.hpp>
 
 #include <sys/resource.h>
@@ -22,6 +23,18 @@
 #include <vector>
 
 namespace test {
+
+/// The message of the exception of type E (a chunkwise::error by default) that f() throws, or `none` where it
+/// throws none; any other exception passes through.
+template <class E = chunkwise::error, class F>
+std::string error_of(F&& f, const std::string& none = "no error") {
+    try {
+        f();
+    } catch (const E& e) {
+        return e.what();
+    }
+    return none;
+}
 
 /// Runs f() (which returns a std::string) in a child process whose files may grow to at most
 /// `limit` bytes in all — a write past it fails with EFBIG, as on a full disk — and returns what

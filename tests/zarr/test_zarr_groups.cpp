@@ -25,16 +25,6 @@ using Catch::Matchers::EndsWith;
 
 namespace {
 
-template <class F>
-std::string error_of(F&& f) {
-    try {
-        f();
-    } catch (const chunkwise::error& e) {
-        return e.what();
-    }
-    return "no error";
-}
-
 json consolidated(const fs::path& group) { return json::parse(std::ifstream(group / ".zmetadata"))["metadata"]; }
 
 // The group groups_peer.py checks.
@@ -42,8 +32,9 @@ void write_product(const fs::path& g) {
     zarr::create_group(g, {{"title", std::string("run 1")}});
     std::vector<double> rmsd(10);
     for (std::size_t i = 0; i < rmsd.size(); ++i) rmsd[i] = static_cast<double>(i) / 2;
-    zarr::write(g / "rmsd", rmsd,
-                {.attributes = {{"units", std::string("nm")}, {"_ARRAY_DIMENSIONS", std::vector<std::string>{"frame"}}}});
+    zarr::write(
+        g / "rmsd", rmsd,
+        {.attributes = {{"units", std::string("nm")}, {"_ARRAY_DIMENSIONS", std::vector<std::string>{"frame"}}}});
     xt::xtensor<float, 2> positions = xt::xtensor<float, 2>::from_shape({10, 3});
     for (std::size_t i = 0; i < positions.size(); ++i) positions.data()[i] = static_cast<float>(i);
     zarr::write(g / "positions", positions,
@@ -132,28 +123,55 @@ TEST_CASE("zarr groups: a node inside an array, a group over an array or of the 
           "[zarr][groups]") {
     const fs::path dir = test::scratch("zarr-groups-bad");
     zarr::write(dir / "arr.zarr", std::vector<double>{1, 2});
-    CHECK_THAT(error_of([&] { zarr::write(dir / "arr.zarr" / "inner", std::vector<double>{1}); }),
+    CHECK_THAT(test::error_of([&] { zarr::write(dir / "arr.zarr" / "inner", std::vector<double>{1}); }),
                EndsWith("arr.zarr/inner: lies inside the Zarr array " + (dir / "arr.zarr").string() +
                         ": no array or group is made there"));
     CHECK_FALSE(fs::exists(dir / "arr.zarr" / "inner"));
-    CHECK_THAT(error_of([&] { zarr::create_group(dir / "arr.zarr" / "a" / "b"); }),
-               EndsWith("lies inside the Zarr array " + (dir / "arr.zarr").string() +
-                        ": no array or group is made there"));
-    CHECK_THAT(error_of([&] { zarr::create_group(dir / "arr.zarr"); }),
+    CHECK_THAT(
+        test::error_of([&] { zarr::create_group(dir / "arr.zarr" / "a" / "b"); }),
+        EndsWith("lies inside the Zarr array " + (dir / "arr.zarr").string() + ": no array or group is made there"));
+    CHECK_THAT(test::error_of([&] { zarr::create_group(dir / "arr.zarr"); }),
                EndsWith("arr.zarr: holds a Zarr array: not overwritten (write_mode::create; ask for "
                         "write_mode::replace to replace it)"));
     CHECK(zarr::array(dir / "arr.zarr").shape() == std::vector<std::size_t>{2});
     zarr::create_group(dir / "g2.zarr");
-    CHECK_THAT(error_of([&] { zarr::create_group(dir / "g2.zarr", {}, 3); }),
+    CHECK_THAT(test::error_of([&] { zarr::create_group(dir / "g2.zarr", {}, 3); }),
                EndsWith("g2.zarr: holds a Zarr format-2 group, not format 3"));
-    CHECK_THAT(error_of([&] { zarr::create_group(dir / "g4.zarr", {}, 4); }),
+    CHECK_THAT(test::error_of([&] { zarr::create_group(dir / "g4.zarr", {}, 4); }),
                EndsWith("g4.zarr: Zarr format 4: groups are written in format 2 or 3"));
     CHECK_FALSE(fs::exists(dir / "g4.zarr"));
     fs::create_directories(dir / "other");
     std::ofstream(dir / "other" / "notes.txt") << "not zarr";
-    CHECK_THAT(error_of([&] { zarr::create_group(dir / "other"); }),
+    CHECK_THAT(test::error_of([&] { zarr::create_group(dir / "other"); }),
                EndsWith("other: exists and holds files that are not a Zarr array or group: no group made there"));
-    CHECK_THAT(error_of([&] { zarr::create_group(dir / "g5.zarr", {{"", 1.0}}); }),
+    CHECK_THAT(test::error_of([&] {
+                   zarr::create_group(dir / "g5.zarr", {{"", 1.0}});
+               }),
                EndsWith("g5.zarr: an attribute with an empty name"));
     CHECK_FALSE(fs::exists(dir / "g5.zarr"));
+}
+
+TEST_CASE("zarr groups: a group whose consolidated metadata cannot be updated keeps the array just written",
+          "[zarr][groups]") {
+    const fs::path dir = test::scratch("zarr-groups-broken-index");
+    const fs::path g = dir / "g.zarr";
+    zarr::create_group(g);
+    std::ofstream(g / ".zmetadata") << "{ not json";  // damaged by someone else
+    using Catch::Matchers::Contains;
+    CHECK_THAT(test::error_of([&] {
+                   zarr::write(g / "a", std::vector<double>{1, 2, 3});
+               }),
+               Contains("a: the array is written, but the consolidated metadata (.zmetadata) of a group above it "
+                        "was not updated: "));
+    const auto a = zarr::array(g / "a").read<double, 1>(chunkwise::block{0, 0, 3});
+    CHECK(std::vector<double>(a.begin(), a.end()) == std::vector<double>{1, 2, 3});
+    chunkwise::serial_policy serial;
+    const auto blocks = chunkwise::partition(4, chunkwise::parts{2});
+    auto results = chunkwise::map_blocks(serial, blocks, [](const chunkwise::block& b) {
+        return std::vector<float>(b.size(), static_cast<float>(b.index + 1));
+    });
+    CHECK_THAT(test::error_of([&] { zarr::write_blocks(serial, g / "b", std::move(results)); }),
+               Contains("the array is written, but the consolidated metadata"));
+    const auto b = zarr::array(g / "b").read<float, 1>(chunkwise::block{0, 0, 4});
+    CHECK(std::vector<float>(b.begin(), b.end()) == std::vector<float>{1, 1, 2, 2});
 }

@@ -28,6 +28,7 @@ CHUNKWISE_ZARR_DECL void set_attributes(const std::filesystem::path& path, const
     const json add = detail::attributes_json(store, attrs);
     const std::string node = detail::node_file(path);
     if (node == "zarr.json") {
+        const detail::dir_lock lock(path);  // another writer of these attributes waits its turn
         json z = detail::load_object(store, path / "zarr.json");
         json& a = z["attributes"];
         if (a.is_null()) a = json::object();
@@ -37,11 +38,15 @@ CHUNKWISE_ZARR_DECL void set_attributes(const std::filesystem::path& path, const
         detail::put_json(store, "zarr.json", z);
         return;
     }
-    std::error_code ec;
-    json a = std::filesystem::is_regular_file(path / ".zattrs", ec) ? detail::load_object(store, path / ".zattrs")
-                                                                    : json::object();
-    for (const auto& [k, v] : add.items()) a[k] = v;
-    detail::put_json(store, ".zattrs", a);
+    json a;
+    {
+        const detail::dir_lock lock(path);  // another writer of these attributes waits its turn
+        std::error_code ec;
+        a = std::filesystem::is_regular_file(path / ".zattrs", ec) ? detail::load_object(store, path / ".zattrs")
+                                                                   : json::object();
+        for (const auto& [k, v] : add.items()) a[k] = v;
+        detail::put_json(store, ".zattrs", a);
+    }  // (consolidate takes the locks of the directories it updates, this one's included)
     detail::consolidate(store, {{".zattrs", a}});
 }
 

@@ -18,6 +18,23 @@
 
 namespace chunkwise::zarr::detail {
 
+/// An exclusive lock (flock) of a directory, held while it lives: writers of the same metadata file, in this
+/// process or another, take their turns. One lock of a directory at a time per thread (a second blocks).
+class dir_lock {
+public:
+    explicit dir_lock(const std::filesystem::path& dir) : fd_(::open(dir.c_str(), O_RDONLY | O_DIRECTORY)) {
+        if (fd_ >= 0) ::flock(fd_, LOCK_EX);
+    }
+    ~dir_lock() {
+        if (fd_ >= 0) ::close(fd_);  // closing releases the lock
+    }
+    dir_lock(const dir_lock&) = delete;
+    dir_lock& operator=(const dir_lock&) = delete;
+
+private:
+    int fd_;
+};
+
 /// Refuses to make a node at `store` where a directory above it holds a Zarr array.
 /// \throws zarr::error naming `store` and the array
 CHUNKWISE_ZARR_DECL void refuse_inside_array(const std::string& store);

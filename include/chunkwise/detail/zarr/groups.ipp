@@ -22,26 +22,6 @@ CHUNKWISE_ZARR_DECL void refuse_inside_array(const std::string& store) {
     }
 }
 
-namespace groups_io {
-
-// An exclusive lock of a directory, held while it lives.
-class dir_lock {
-public:
-    explicit dir_lock(const std::filesystem::path& dir) : fd_(::open(dir.c_str(), O_RDONLY | O_DIRECTORY)) {
-        if (fd_ >= 0) ::flock(fd_, LOCK_EX);
-    }
-    ~dir_lock() {
-        if (fd_ >= 0) ::close(fd_);  // closing releases the lock
-    }
-    dir_lock(const dir_lock&) = delete;
-    dir_lock& operator=(const dir_lock&) = delete;
-
-private:
-    int fd_;
-};
-
-}  // namespace groups_io
-
 CHUNKWISE_ZARR_DECL void consolidate(const std::string& store, const std::map<std::string, json>& files) {
     namespace fs = std::filesystem;
     std::error_code ec;
@@ -51,7 +31,7 @@ CHUNKWISE_ZARR_DECL void consolidate(const std::string& store, const std::map<st
     fs::path dir = node;
     for (int depth = 0; depth < 256; ++depth) {
         if (fs::is_regular_file(dir / ".zmetadata", ec)) {
-            const groups_io::dir_lock lock(dir);
+            const dir_lock lock(dir);
             json z = load_json(dir.string(), dir / ".zmetadata");
             if (z.is_object() && z.contains("metadata") && z["metadata"].is_object()) {
                 for (const auto& [name, content] : files) z["metadata"][prefix + name] = content;

@@ -199,9 +199,11 @@ private:
         try {
             write_attributes(ds_.get(), opt_.attributes, f_, p_);
         } catch (const error& e) {
-            bad_attribute = e.what();
+            const std::string w = e.what(), head = "[chunkwise.h5] " + f_ + ":" + p_ + ": ";
+            bad_attribute = w.rfind(head, 0) == 0 ? w.substr(head.size()) : w;  // abandon() names file and dataset
         }
-        step(bad_attribute.empty(), bad_attribute);
+        const std::string agreed = agree(bad_attribute);
+        if (!agreed.empty()) abandon(agreed);
     }
 
     // This rank's rows: the union of its blocks' hyperslabs, written in one collective call. A
