@@ -1,8 +1,9 @@
 // 11: the "HDF5 in, Zarr out" job across MPI ranks. Every rank reads its own chunk-aligned blocks
 // of one HDF5 trajectory, computes per frame the centre of geometry and the radius of gyration,
-// and the ranks write the results, and the positions rechunked per frame, to Zarr stores at once:
-// rank 0 writes the metadata, every rank its own chunk (or shard) files, with no lock and no
-// MPI-IO. Then every rank reads the stores back in parallel (zarr::array) and rank 0 checks every
+// and streams the results, and the positions rechunked per frame, into Zarr stores as each block
+// is done (zarr::stream_writer): every rank writes its own chunk (or shard) files, with no lock
+// and no MPI-IO, the ranks complete the chunk rows they share at close(), and rank 0 writes the
+// metadata. Then every rank reads the stores back in parallel (zarr::array) and rank 0 checks every
 // value against a serial pass over the HDF5 file.
 //
 //   mpiexec -n 4 11-hdf5-to-zarr [--file TRAJ.h5] [--out DIR] [--threads N]
@@ -74,31 +75,36 @@ int run(Policy& policy, const std::string& file, const std::string& out) {
     pos_opt.mode = chunkwise::write_mode::replace;  // a rerun of the example replaces its stores
     const auto blocks = zarr::partition(frames, pos_opt, chunkwise::parts{4 * policy.workers()});
 
-    auto results = chunkwise::map_blocks(policy, blocks, [&](const chunkwise::block& b) {
+    zarr::write_options res_opt;
+    res_opt.chunk = {100, 4};  // not aligned to the blocks: ranks complete the shared chunk rows at close()
+    res_opt.codec = "zstd";
+    res_opt.mode = chunkwise::write_mode::replace;
+    // Both stores stream: each block's positions and results are written by the worker that read the
+    // block, the moment it has them; no rank holds more than the blocks its workers are on.
+    zarr::stream_writer<double> res_out(policy, results_store, {frames, 4}, res_opt);
+    zarr::stream_writer<float> pos_out(policy, positions_store, {frames, atoms, 3}, pos_opt);
+    (void)chunkwise::map_blocks(policy, blocks, [&](const chunkwise::block& b) {
         const auto x = ds.read<float, 3>(b);
         xt::xtensor<double, 2> r = xt::xtensor<double, 2>::from_shape({b.size(), 4});
         for (std::size_t f = 0; f < b.size(); ++f) per_frame(x.data() + f * atoms * 3, atoms, r.data() + 4 * f);
-        return r;
+        pos_out.write(b, x);
+        res_out.write(b, r);
+        return b.size();
     });
-    auto copies = chunkwise::map_blocks(policy, blocks, [&](const chunkwise::block& b) { return ds.read<float, 3>(b); });
     const double computed = example::seconds_since(t0);
-    zarr::write_options res_opt;
-    res_opt.chunk = {100, 4};  // not aligned to the blocks: the shared chunks have one writer each
-    res_opt.codec = "zstd";
-    res_opt.mode = chunkwise::write_mode::replace;
-    zarr::write_blocks(policy, results_store, std::move(results), res_opt);
-    zarr::write_blocks(policy, positions_store, std::move(copies), pos_opt);
+    res_out.close();  // collective: the last chunk rows, then the metadata
+    pos_out.close();
     const double written = example::seconds_since(t0);
 
     // Every rank reads the results back in parallel; rank 0 checks them against a serial pass.
     const zarr::array res(results_store);
     const zarr::array pos(positions_store);
-    auto sums = chunkwise::map_blocks(policy, zarr::partition(pos, chunkwise::parts{4 * policy.workers()}),
-                                      [&](const chunkwise::block& b) {
-                                          const auto p = pos.read<float, 3>(b);
-                                          const auto h = ds.read<float, 3>(b);
-                                          return std::memcmp(p.data(), h.data(), p.size() * sizeof(float)) == 0 ? 0.0 : 1.0;
-                                      });
+    auto sums = chunkwise::map_blocks(
+        policy, zarr::partition(pos, chunkwise::parts{4 * policy.workers()}), [&](const chunkwise::block& b) {
+            const auto p = pos.read<float, 3>(b);
+            const auto h = ds.read<float, 3>(b);
+            return std::memcmp(p.data(), h.data(), p.size() * sizeof(float)) == 0 ? 0.0 : 1.0;
+        });
     const double differing_blocks = chunkwise::reduce(policy, std::move(sums), std::plus<>());
     std::vector<std::string> hosts;  // the hosts the ranks ran on
     boost::mpi::gather(boost::mpi::communicator(), boost::mpi::environment::processor_name(), hosts, 0);
@@ -116,12 +122,13 @@ int run(Policy& policy, const std::string& file, const std::string& out) {
     std::printf("%s: %zu frames x %zu atoms, %zu blocks on %d ranks x %zu workers, on %zu host(s)\n", file.c_str(),
                 frames, atoms, blocks.size(), policy.size(), policy.workers() / static_cast<std::size_t>(policy.size()),
                 hosts.size());
-    std::printf("wrote %s (Zarr v2, %zu x 4, zstd; rg[%zu] = %.6f) and %s (Zarr v3, sharded, blosc)\n", results_store.c_str(),
-                frames, frames - 1, got(frames - 1, 3), positions_store.c_str());
-    std::printf("read and computed in %.3f s, written in %.3f s more\n", computed, written - computed);
-    std::printf("per-frame values equal to a serial pass: %s (%zu of %zu frames differ); positions read back equal "
-                "to the HDF5 file: %s\n",
-                wrong == 0 ? "yes" : "NO", wrong, frames, differing_blocks == 0 ? "yes" : "NO");
+    std::printf("wrote %s (Zarr v2, %zu x 4, zstd; rg[%zu] = %.6f) and %s (Zarr v3, sharded, blosc)\n",
+                results_store.c_str(), frames, frames - 1, got(frames - 1, 3), positions_store.c_str());
+    std::printf("read, computed and streamed in %.3f s, closed in %.3f s more\n", computed, written - computed);
+    std::printf(
+        "per-frame values equal to a serial pass: %s (%zu of %zu frames differ); positions read back equal "
+        "to the HDF5 file: %s\n",
+        wrong == 0 ? "yes" : "NO", wrong, frames, differing_blocks == 0 ? "yes" : "NO");
     return wrong == 0 && differing_blocks == 0 ? 0 : 1;
 }
 
@@ -141,13 +148,14 @@ int main(int argc, char** argv) {
             if (frames == 0 || atoms == 0) {
                 std::fprintf(stderr, "11-hdf5-to-zarr: --frames and --atoms must be positive\n");
                 problem = 2;
-            } else try {
-                example::write_trajectory_h5(file, positions, frames, atoms, 10, atoms);
-                std::printf("generated %s (%zu frames x %zu atoms)\n", file.c_str(), frames, atoms);
-            } catch (const std::exception& e) {
-                std::fprintf(stderr, "11-hdf5-to-zarr: generating %s failed: %s\n", file.c_str(), e.what());
-                problem = 1;
-            }
+            } else
+                try {
+                    example::write_trajectory_h5(file, positions, frames, atoms, 10, atoms);
+                    std::printf("generated %s (%zu frames x %zu atoms)\n", file.c_str(), frames, atoms);
+                } catch (const std::exception& e) {
+                    std::fprintf(stderr, "11-hdf5-to-zarr: generating %s failed: %s\n", file.c_str(), e.what());
+                    problem = 1;
+                }
         }
         boost::mpi::broadcast(mpi.communicator(), problem, 0);
         if (problem != 0) return problem;

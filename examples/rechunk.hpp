@@ -1,8 +1,9 @@
 #pragma once
 // Shared by 04-rechunk and 05-hdf5-trajectory: rewrite a dataset with another chunk shape and
-// compression, in parallel. Workers read blocks of whole output chunk rows (decoding in
-// parallel) and hand them to an h5::chunk_writer, which cuts, shuffles and deflates the new
-// chunks in the same worker; only the final H5Dwrite_chunk holds the HDF5 lock.
+// compression, in parallel. Workers read blocks (decoding in parallel) and hand each to an
+// h5::stream_writer, which cuts, shuffles and deflates the new chunks in the same worker; only the
+// final H5Dwrite_chunk holds the HDF5 lock. Blocks of whole output chunk rows never wait for each
+// other; a process holds only the blocks its workers are on.
 #include <chunkwise/chunkwise.hpp>
 #include <chunkwise/hdf5.hpp>
 
@@ -43,14 +44,14 @@ rechunk_result rechunk(const chunkwise::h5::dataset& src, const std::string& out
     wo.chunk = opt.chunk;
     wo.deflate = opt.deflate;
     wo.shuffle = opt.shuffle;
-    h5::chunk_writer<T> out(out_file, out_path, dims, wo);
+    h5::stream_writer<T> out(out_file, out_path, dims, wo);
 
     chunkwise::thread_policy pool(opt.threads);
     const auto blocks =
         chunkwise::partition(dims[0], chunkwise::parts{opt.threads * 8}, chunkwise::align{opt.chunk[0]});
     auto partial = chunkwise::map_blocks(pool, blocks, [&](const chunkwise::block& b) {
         const auto rows = src.read<T>(b);
-        out.write_rows(b.begin, std::span<const T>(rows.data(), rows.size()));
+        out.write(b, rows);  // written now, from this worker
     });
     out.close();
     rechunk_result r;

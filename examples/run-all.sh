@@ -58,7 +58,7 @@ ex09=$(mktemp -d)
 build/release/chunkwise-mpiexec 2 "$bin/09-mpi-hdf5" --file "$ex09/traj.h5" --out "$ex09/rmsd.h5" --frames 2000 --atoms 20000
 rm -rf "$ex09"
 echo
-echo "=== 11-hdf5-to-zarr: HDF5 in, Zarr out: 2 ranks read their blocks of one file and write per-frame results and the positions to Zarr stores at once ==="
+echo "=== 11-hdf5-to-zarr: HDF5 in, Zarr out: 2 ranks read their blocks of one file and stream per-frame results and the positions into Zarr stores as each block is done ==="
 ex11=$(mktemp -d)
 build/release/chunkwise-mpiexec 2 "$bin/11-hdf5-to-zarr" --file "$ex11/traj.h5" --out "$ex11" --frames 2000 --atoms 20000
 echo "--- zarr-python reads what the ranks wrote ---"

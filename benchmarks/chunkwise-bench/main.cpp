@@ -12,6 +12,7 @@
 //   chunkwise-bench codecs --file FILE.h5 --dataset PATH --threads 1,2 --repeats R
 //   chunkwise-bench zarr --store DIR --threads 1,2 --repeats R
 //   chunkwise-bench zarr-write --store DIR --out DIR --threads 1,2 [--codec C] [--mode mpi]
+//   chunkwise-bench write --store h5|zarr2|zarr3 --out PATH --shape ROWSxCOLS --chunk ROWSxCOLS --codec C
 //
 // rmsd and synthetic write DIR/scaling.json, DIR/scaling.csv, DIR/speedup.png, DIR/phases.png
 // and print the table; rmsd also writes the per-frame RMSD of its last repeat to DIR/rmsd.h5
@@ -30,6 +31,9 @@
 #endif
 #if defined(CHUNKWISE_BENCH_ZARR)
 #include "zarr.hpp"
+#endif
+#if defined(CHUNKWISE_BENCH_HDF5) && defined(CHUNKWISE_BENCH_ZARR)
+#include "write.hpp"
 #endif
 
 #include <chunkwise/bench/plot.hpp>
@@ -91,6 +95,9 @@ constexpr const char* usage =
     "  chunkwise-bench zarr --store DIR [--threads 1,2] [--repeats 3] [--block-mib 4]\n"
     "  chunkwise-bench zarr-write --store DIR --out DIR [--threads 1,2] [--repeats 3] [--codec zstd] [--level L]\n"
     "                             [--shuffle] [--format 2|3] [--shard-rows N] [--mode threads|mpi]\n"
+    "  chunkwise-bench write --store h5|zarr2|zarr3 --out PATH --shape ROWSxCOLS --chunk ROWSxCOLS\n"
+    "                        [--codec none|lz4|zstd|gzip|blosc] [--level L] [--shuffle] [--shard-rows N]\n"
+    "                        [--threads 1,2] [--repeats 3] [--block-mib 16] [--write-blocks] [--json FILE]\n"
     "rmsd and synthetic also take [--precision 0.03] [--budget-s 60] [--max-repeats 50] (repeat each count until\n"
     "its mean is known within ±precision at 95% confidence, or the budget per count runs out (default 60 s, or\n"
     "$CHUNKWISE_BENCH_BUDGET_S); --precision 0: exactly --repeats) and\n"
@@ -635,6 +642,12 @@ int main(int argc, char** argv) {
         if (cmd == "zarr" || cmd == "zarr-write")
             throw std::invalid_argument(
                 "chunkwise-bench was built without the zarr component (Debian: nlohmann-json3-dev)");
+#endif
+#if defined(CHUNKWISE_BENCH_HDF5) && defined(CHUNKWISE_BENCH_ZARR)
+        if (cmd == "write") return bench_write::cmd_write(argc, argv);
+#else
+        if (cmd == "write")
+            throw std::invalid_argument("chunkwise-bench was built without the hdf5 or the zarr component");
 #endif
         std::fprintf(stderr, "chunkwise-bench: unknown command '%s'\n%s", cmd.c_str(), usage);
         return 2;

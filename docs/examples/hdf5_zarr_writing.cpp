@@ -1,6 +1,8 @@
 // docs/writing.md's program: the same array written to HDF5 and to Zarr with one designated
 // initializer of options, read back; the same mode refusing to overwrite in both, and replacing;
-// attributes written with an array and on what exists, read back from both.
+// attributes written with an array and on what exists, read back from both; results streamed from
+// the workers of a thread policy into both stores.
+#include <chunkwise/chunkwise.hpp>
 #include <chunkwise/hdf5.hpp>
 #include <chunkwise/zarr.hpp>
 
@@ -64,5 +66,24 @@ int main() {
     std::printf("attributes: %zu in each, the same in both: %s; units %s, frames %lld\n", from_h5.size(),
                 from_h5 == from_zarr ? "yes" : "NO", std::get<std::string>(from_zarr.at("units")).c_str(),
                 static_cast<long long>(std::get<std::int64_t>(from_h5.at("frames"))));
+
+    // Streaming: each worker writes its block's result the moment it has it; nothing is gathered or held.
+    chunkwise::thread_policy threads{2};
+    const auto blocks = chunkwise::partition(1000, chunkwise::parts{8}, chunkwise::align{100});
+    h5::stream_writer<float> hs(file, "/stream", {1000, 3}, {.chunk = {100, 3}, .codec = "zstd"});
+    zarr::stream_writer<float> zs(dir / "stream.zarr", {1000, 3}, {.chunk = {100, 3}, .codec = "zstd"});
+    (void)chunkwise::map_blocks(threads, blocks, [&](const chunkwise::block& b) {
+        xt::xtensor<float, 2> r = xt::xtensor<float, 2>::from_shape({b.size(), 3});
+        for (std::size_t i = 0; i < r.size(); ++i) r.data()[i] = static_cast<float>(b.begin * 3 + i);
+        hs.write(b, r);  // encoded and written here, in this worker
+        zs.write(b, r);
+        return b.size();
+    });
+    hs.close();
+    zs.close();
+    std::printf("streamed: %zu blocks; bytes held back %zu and %zu; last value %.0f and %.0f\n", blocks.size(),
+                hs.peak_buffered_bytes(), zs.peak_buffered_bytes(),
+                h5::dataset(file, "/stream").read<float, 2>(chunkwise::items(999, 1000))(0, 2),
+                zarr::array(dir / "stream.zarr").read<float, 2>(chunkwise::items(999, 1000))(0, 2));
     std::filesystem::remove_all(dir);
 }

@@ -18,5 +18,6 @@
 #include <chunkwise/hdf5/partition.hpp>
 #include <chunkwise/hdf5/ragged.hpp>
 #include <chunkwise/hdf5/series.hpp>
+#include <chunkwise/hdf5/stream_writer.hpp>
 #include <chunkwise/hdf5/write.hpp>
 #include <chunkwise/hdf5/write_options.hpp>

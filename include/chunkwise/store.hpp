@@ -5,18 +5,24 @@
 /// `read_buffer`, `read_options`, `write_mode`, `attributes`), and the partitions of any chunked array that
 /// never split a chunk. Standard library only.
 
+#include <chunkwise/detail/core/row_stream.hpp>
 #include <chunkwise/partition.hpp>
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <exception>
+#include <functional>
 #include <map>
+#include <mutex>
 #include <span>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -165,6 +171,13 @@ inline std::string shape_text(const std::vector<std::size_t>& shape) {
     return t.append(")");
 }
 
+/// Why values of shape `values` are not rows of an array of shape `array` ("" when they are): their rank or their
+/// extents beyond axis 0 differ. The streaming writers' check, in both stores' words.
+inline std::string stream_fit_problem(const std::vector<std::size_t>& array, const std::vector<std::size_t>& values) {
+    if (values.size() == array.size() && std::equal(values.begin() + 1, values.end(), array.begin() + 1)) return {};
+    return "values of shape " + shape_text(values) + " are not rows of the array of shape " + shape_text(array);
+}
+
 // ---- The checks of a read, the same words in every store (each prefixes its own error). ----
 
 /// "" where a rank-N read fits an array of `shape`, else why not.
@@ -234,6 +247,102 @@ inline std::string allocation_problem(double values, std::size_t size, const blo
     return "out of memory: cannot allocate " + std::to_string(values) + " values of " + std::to_string(size) +
            " bytes for rows [" + std::to_string(rows.begin) + ", " + std::to_string(rows.end) + ")";
 }
+
+/// The collective steps a stream written by several processes needs, from its policy: none (every function
+/// empty) for one process.
+struct stream_collective {
+    std::size_t rank = 0;
+    bool root = true;
+    std::function<std::vector<std::vector<unsigned char>>(std::vector<unsigned char>)> all_gather;
+    std::function<std::string(const std::string&)> agree;  // "" or the lowest rank's problem, on every rank
+    std::function<void(const char*, const std::string&)> check_same;
+
+    [[nodiscard]] bool distributed() const noexcept { return static_cast<bool>(all_gather); }
+};
+
+/// What both stores' stream_writer share: the rows given so far (detail/core/row_stream.hpp), the checks of what a
+/// caller gives, in the same words, and the first failed write, which breaks the stream. Each `put` returns why
+/// the input is refused ("": taken; nothing is written when refused) and hands whole units to `emit(first_row,
+/// values, rows)`; a failure of `emit` is kept and thrown again by every later put and by `rethrow_failure`.
+template <class T>
+class stream_rows {
+public:
+    stream_rows(std::vector<std::size_t> shape, std::size_t unit)
+            : shape_(std::move(shape)), per_row_(row_values(shape_)), stream_(shape_[0], unit, per_row_ * sizeof(T)) {}
+
+    [[nodiscard]] const std::vector<std::size_t>& shape() const noexcept { return shape_; }
+    /// Values in one row (the extents beyond axis 0 multiplied).
+    [[nodiscard]] std::size_t row_elements() const noexcept { return per_row_; }
+
+    /// Values with a shape (xtensor) must be rows of the array; others (std::vector, std::span) are taken as whole
+    /// rows, row-major.
+    template <class Array, class Emit>
+    std::string put(std::size_t first_row, const Array& result, Emit&& emit) {
+        if constexpr (!requires { result.shape(); }) {
+            const std::size_t count = result.size();
+            if (per_row_ != 0 && count % per_row_ != 0)
+                return std::to_string(count) + " values at row " + std::to_string(first_row) +
+                       " are not whole rows of " + std::to_string(per_row_);
+            const std::size_t n = per_row_ == 0 ? 0 : count / per_row_;
+            return take(first_row, result.data(), n, row_stream::rows_text(first_row, first_row + n), emit);
+        }
+        const auto s = result_shape(result);
+        const std::string who = row_stream::rows_text(first_row, first_row + (s.empty() ? 0 : s[0]));
+        if (const std::string why = stream_fit_problem(shape_, s); !why.empty()) return who + ": " + why;
+        return take(first_row, result.data(), s[0], who, emit);
+    }
+
+    template <class Array, class Emit>
+    std::string put(const block& b, const Array& result, Emit&& emit) {
+        const auto s = result_shape(result);
+        const std::string who = "block " + std::to_string(b.index) + " (" + row_stream::rows_text(b.begin, b.end) + ")";
+        std::string why = stream_fit_problem(shape_, s);
+        if (why.empty() && s[0] != b.size())
+            why = "its result has " + std::to_string(s[0]) + " rows, the block " + std::to_string(b.size());
+        if (!why.empty()) return who + ": " + why;
+        return take(b.begin, result.data(), s[0], who, emit);
+    }
+
+    /// Throws the first failed write again, if there was one.
+    void rethrow_failure() const {
+        const std::lock_guard<std::mutex> lock(guard_);
+        if (failed_) std::rethrow_exception(failed_);
+    }
+
+    /// The first rows never given, "rows [a, b)" ("" when every row was).
+    [[nodiscard]] std::string gap() const { return stream_.complete() ? std::string() : stream_.first_gap(); }
+    [[nodiscard]] std::size_t held_bytes() const { return stream_.held_bytes(); }
+    [[nodiscard]] std::size_t peak_bytes() const { return stream_.peak_bytes(); }
+    /// Bytes in one row.
+    [[nodiscard]] std::size_t row_bytes() const noexcept { return stream_.row_bytes(); }
+    /// This process's part, to complete the stream with other processes' (the held units leave the buffer).
+    [[nodiscard]] stream_part take_part() { return {stream_.runs(), stream_.take_held()}; }
+
+private:
+    template <class Emit>
+    std::string take(std::size_t first_row, const T* values, std::size_t n, const std::string& who, Emit& emit) {
+        rethrow_failure();
+        try {
+            stream_.write(first_row, reinterpret_cast<const unsigned char*>(values), n,
+                          [&](std::size_t row, const unsigned char* bytes, std::size_t rows) {
+                              emit(row, reinterpret_cast<const T*>(bytes), rows);
+                          });
+        } catch (const std::invalid_argument& e) {  // past the end, or overlapping: nothing taken
+            return who + ": " + e.what();
+        } catch (...) {
+            const std::lock_guard<std::mutex> lock(guard_);
+            if (!failed_) failed_ = std::current_exception();
+            throw;
+        }
+        return {};
+    }
+
+    std::vector<std::size_t> shape_;
+    std::size_t per_row_;
+    row_stream stream_;
+    mutable std::mutex guard_;
+    std::exception_ptr failed_;
+};
 
 }  // namespace detail
 

@@ -9,5 +9,6 @@
 #include <chunkwise/zarr/error.hpp>
 #include <chunkwise/zarr/group.hpp>
 #include <chunkwise/zarr/partition.hpp>
+#include <chunkwise/zarr/stream_writer.hpp>
 #include <chunkwise/zarr/write.hpp>
 #include <chunkwise/zarr/write_blocks.hpp>

@@ -58,12 +58,78 @@ TEMPLATE_TEST_CASE("zarr::write_blocks: a store no rank can write is every rank'
     boost::mpi::communicator().barrier();
     const auto blocks = chunkwise::partition(10, chunkwise::parts{4});
     auto rows = [](const chunkwise::block& b) { return std::vector<double>(b.size(), 1.0); };
-    REQUIRE_THROWS_AS(zarr::write_blocks(policy, dir / "file", chunkwise::map_blocks(policy, blocks, rows)), zarr::error);
+    REQUIRE_THROWS_AS(zarr::write_blocks(policy, dir / "file", chunkwise::map_blocks(policy, blocks, rows)),
+                      zarr::error);
     // Options that differ on one rank: every rank refuses, naming them.
     zarr::write_options opt;
     opt.chunk = {boost::mpi::communicator().rank() == 1 ? std::size_t{3} : std::size_t{2}};
     if (boost::mpi::communicator().size() > 1) {
         REQUIRE_THROWS_WITH(zarr::write_blocks(policy, dir / "s", chunkwise::map_blocks(policy, blocks, rows), opt),
                             Catch::Matchers::Contains("write_options"));
+    }
+}
+
+TEMPLATE_TEST_CASE(
+    "zarr::stream_writer across ranks: every rank streams its blocks into one store, shared chunk "
+    "rows completed once",
+    "[mpi][zarr][stream]", CHUNKWISE_MPI_POLICIES) {
+    auto policy = TestType::make();
+    boost::mpi::communicator world;
+    const auto dir = test::shared_scratch("zarr-stream");
+    for (int format : {2, 3}) {
+        zarr::write_options opt{
+            .chunk = {5, 2, 2}, .codec = "zstd", .format = format, .mode = chunkwise::write_mode::replace};
+        if (format == 3) opt.shard = {10, 2, 4};
+        const auto store = dir / ("s" + std::to_string(format));
+        zarr::stream_writer<float> w(policy, store, {61, 2, 3}, opt);
+        // 9 blocks of 6-7 rows: most chunk (shard) rows are shared by blocks of two ranks.
+        (void)chunkwise::map_blocks(policy, chunkwise::partition(61, chunkwise::parts{9}),
+                                    [&](const chunkwise::block& b) {
+                                        xt::xtensor<float, 3> t = xt::xtensor<float, 3>::from_shape({b.size(), 2, 3});
+                                        for (std::size_t i = 0; i < t.size(); ++i)
+                                            t.data()[i] = static_cast<float>(b.begin * 6 + i);
+                                        w.write(b, t);
+                                        return 0;
+                                    });
+        w.close();
+        const auto got = zarr::array(store).read<float, 3>(chunkwise::block{0, 0, 61});
+        for (std::size_t i = 0; i < got.size(); ++i) REQUIRE(got.data()[i] == static_cast<float>(i));
+    }
+    world.barrier();
+}
+
+TEMPLATE_TEST_CASE(
+    "zarr::stream_writer across ranks: rows missing or given twice are every rank's error, and "
+    "nothing is kept",
+    "[mpi][zarr][stream]", CHUNKWISE_MPI_POLICIES) {
+    auto policy = TestType::make();
+    boost::mpi::communicator world;
+    const auto dir = test::shared_scratch("zarr-stream-bad");
+    const std::vector<double> two(2, 1.0);
+    {
+        zarr::stream_writer<double> w(policy, dir / "gap", {2 * static_cast<std::size_t>(world.size()) + 2},
+                                      {.chunk = {3}});
+        w.write(2 * static_cast<std::size_t>(world.rank()), two);  // rows past the ranks' never written
+        REQUIRE_THROWS_WITH(
+            w.close(),
+            Catch::Matchers::EndsWith("stream_writer: closed with rows [" + std::to_string(2 * world.size()) + ", " +
+                                      std::to_string(2 * world.size() + 2) + ") never written, nothing kept"));
+    }
+    world.barrier();
+    REQUIRE_FALSE(std::filesystem::exists(dir / "gap"));
+    if (world.size() > 1) {
+        zarr::stream_writer<double> w(policy, dir / "twice", {4}, {.chunk = {3}});
+        w.write(world.rank() < 2 ? std::size_t{1} : std::size_t{3}, std::vector<double>(world.rank() < 2 ? 2 : 1));
+        if (world.rank() == 0) w.write(0, std::vector<double>(1));
+        REQUIRE_THROWS_WITH(
+            w.close(), Catch::Matchers::EndsWith("closed with rows [1, 3) given by rank 0 and rank 1, nothing kept"));
+    }
+    world.barrier();
+    REQUIRE_FALSE(std::filesystem::exists(dir / "twice"));
+    // Another shape on one rank: every rank refuses, naming it.
+    if (world.size() > 1) {
+        REQUIRE_THROWS_WITH(
+            zarr::stream_writer<double>(policy, dir / "shape", {world.rank() == 1 ? std::size_t{5} : std::size_t{4}}),
+            Catch::Matchers::Contains("shapes"));
     }
 }

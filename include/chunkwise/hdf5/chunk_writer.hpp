@@ -22,6 +22,7 @@
 #include <filesystem>
 #include <memory>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <system_error>
 #include <type_traits>
@@ -36,8 +37,10 @@ namespace detail {
 /// program writes.
 class chunk_rows_writer {
 public:
+    /// `contiguous`: where opt asks for no chunks and no compression, a contiguous dataset whose rows are written
+    /// as they are (any rows; else opt.chunk is required).
     chunk_rows_writer(const std::filesystem::path& file, const std::string& path, std::vector<std::size_t> shape,
-                      write_options opt, std::size_t element, hid_t (*type)());
+                      write_options opt, std::size_t element, hid_t (*type)(), bool contiguous = false);
     chunk_rows_writer(const chunk_rows_writer&) = delete;
     chunk_rows_writer& operator=(const chunk_rows_writer&) = delete;
     ~chunk_rows_writer() {
@@ -47,6 +50,10 @@ public:
 
     const std::vector<std::size_t>& shape() const noexcept { return shape_; }
     const std::vector<std::size_t>& chunk_shape() const noexcept { return opt_.chunk; }
+    /// Rows per chunk row (1 where contiguous: any rows may be written).
+    std::size_t unit_rows() const noexcept { return opt_.chunk.empty() ? 1 : opt_.chunk[0]; }
+    const std::string& file() const noexcept { return file_; }
+    const std::string& path() const noexcept { return path_; }
 
     /// chunk_writer<T>::write_rows of `count` values at `values`.
     void write_rows(std::size_t first_row, const unsigned char* values, std::size_t count);
@@ -56,17 +63,43 @@ public:
         writer_->commit();
     }
 
+    /// Removes what was made (a file created, or the dataset) and throws h5::error "WHAT".
+    [[noreturn]] void fail(const std::string& what) {
+        library_lock lock;
+        writer_->fail(what);
+    }
+
 private:
+    // Rows [first_row, first_row + rows) of a contiguous dataset, as they are.
+    void write_contiguous(std::size_t first_row, const unsigned char* values, std::size_t rows);
+
     std::string file_, path_;
     std::vector<std::size_t> shape_;
     write_options opt_;
     std::size_t element_ = 1;
+    hid_t (*type_)() = nullptr;                                      // the element's memory type
     std::vector<std::pair<const codec*, encode_request>> pipeline_;  // each chunk's filters
     std::unique_ptr<dataset_writer> writer_;
     std::size_t chunk_elements_ = 1, row_elements_ = 1;
 };
 
 }  // namespace detail
+
+/// One chunk encoded as a write with `opt` stores it (shuffle, then deflate or the codec), alone: for tools and
+/// benchmarks that measure the encoding apart from HDF5. Each thread uses its own encoder.
+class chunk_encoder {
+public:
+    /// \throws std::invalid_argument naming the problem where this build cannot write `opt`'s codecs
+    chunk_encoder(const write_options& opt, std::size_t element_size);
+
+    /// The encoded bytes of the `chunk` bytes of one whole chunk (row-major, as stored); valid until the next call
+    /// (they may be `chunk` itself, where nothing is applied).
+    std::span<const unsigned char> encode(std::span<const unsigned char> chunk);
+
+private:
+    std::vector<std::pair<const detail::codec*, detail::encode_request>> pipeline_;
+    std::vector<unsigned char> out_, scratch_;
+};
 
 /// A new chunked dataset that many threads fill at once, by rows: each `write_rows` call cuts
 /// its rows into chunks, shuffles and compresses them in the calling thread (as `opt` asks) and

@@ -8,17 +8,25 @@ namespace detail {
 
 CHUNKWISE_HDF5_DECL chunk_rows_writer::chunk_rows_writer(const std::filesystem::path& file, const std::string& path,
                                                          std::vector<std::size_t> shape, write_options opt,
-                                                         std::size_t element, hid_t (*type)())
+                                                         std::size_t element, hid_t (*type)(), bool contiguous)
         : file_(file.string()),
           path_(normalize_path(path)),
           shape_(std::move(shape)),
           opt_(std::move(opt)),
-          element_(element) {
-    if (opt_.chunk.empty()) throw error(file_, path_, "chunk_writer: write_options::chunk must give the chunk shape");
-    complete_options(opt_, shape_, element_, file_, path_);
+          element_(element),
+          type_(type) {
+    if (opt_.chunk.empty() && !contiguous)
+        throw error(file_, path_, "chunk_writer: write_options::chunk must give the chunk shape");
+    complete_options(opt_, shape_, element_, file_, path_);  // (chunks of about 1 MiB of rows where compressing)
     pipeline_ = write_pipeline(opt_, element_);
     std::error_code ec;
     const bool existed = std::filesystem::exists(file, ec);
+    if (existed && opt_.codec.empty()) {  // room for the values as they are (deflated: at most that)
+        std::size_t bytes = element_;
+        for (std::size_t d : shape_) bytes *= d;
+        if (const std::string problem = room_problem(file_, bytes); !problem.empty())
+            throw error(file_, path_, "write: " + problem);
+    }
     library_lock lock;
     writer_ = std::make_unique<dataset_writer>(file_, path_, type(), shape_, opt_, H5P_DEFAULT, existed);
     chunk_elements_ = 1;
@@ -32,7 +40,7 @@ CHUNKWISE_HDF5_DECL auto chunk_rows_writer::write_rows(std::size_t first_row, co
     const std::size_t n = shape_.size();
     const std::size_t rows = row_elements_ == 0 ? 0 : count / row_elements_;
     const std::size_t last = first_row + rows;
-    const std::size_t cr = opt_.chunk[0];
+    const std::size_t cr = unit_rows();
     if (count != rows * row_elements_ || first_row % cr != 0 || last > shape_[0] ||
         (last % cr != 0 && last != shape_[0])) {
         throw error(file_, path_,
@@ -41,6 +49,10 @@ CHUNKWISE_HDF5_DECL auto chunk_rows_writer::write_rows(std::size_t first_row, co
                         " inside " + std::to_string(shape_[0]) + " rows");
     }
     if (rows == 0) return;
+    if (opt_.chunk.empty()) {
+        write_contiguous(first_row, values, rows);
+        return;
+    }
     std::vector<unsigned char> chunk(chunk_elements_ * element_), shuffled, packed;
     std::vector<std::size_t> grid(n), c(n, 0), lo(n), hi(n), src_shape = shape_, zero(n, 0);
     src_shape[0] = rows;
@@ -85,5 +97,34 @@ CHUNKWISE_HDF5_DECL auto chunk_rows_writer::write_rows(std::size_t first_row, co
     }
 }
 
+CHUNKWISE_HDF5_DECL auto chunk_rows_writer::write_contiguous(std::size_t first_row, const unsigned char* values,
+                                                             std::size_t rows) -> void {
+    const std::size_t n = shape_.size();
+    std::vector<hsize_t> start(n, 0), count(shape_.begin(), shape_.end());
+    start[0] = first_row;
+    count[0] = rows;
+    library_lock lock;
+    const handle file_space(H5Dget_space(writer_->dataset()), H5Sclose);
+    const handle memory(H5Screate_simple(static_cast<int>(n), count.data(), nullptr), H5Sclose);
+    if (!file_space.valid() || !memory.valid() ||
+        H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr) < 0 ||
+        H5Dwrite(writer_->dataset(), type_(), memory.get(), file_space.get(), H5P_DEFAULT, values) < 0) {
+        throw error(file_, path_,
+                    "writing rows [" + std::to_string(first_row) + ", " + std::to_string(first_row + rows) +
+                        ") failed: " + last_error());
+    }
+}
+
 }  // namespace detail
+CHUNKWISE_HDF5_DECL chunk_encoder::chunk_encoder(const write_options& opt, std::size_t element_size) {
+    if (const std::string problem = codec_problem(opt); !problem.empty())
+        throw std::invalid_argument("h5::chunk_encoder: " + problem);
+    pipeline_ = detail::write_pipeline(opt, element_size);
+}
+
+CHUNKWISE_HDF5_DECL auto chunk_encoder::encode(std::span<const unsigned char> chunk) -> std::span<const unsigned char> {
+    const auto [encoded, size] = detail::encode_chunk(pipeline_, chunk.data(), chunk.size(), scratch_, out_);
+    return {encoded, size};
+}
+
 }  // namespace chunkwise::h5

@@ -11,7 +11,9 @@
 #include <chunkwise/hdf5/chunk_writer.hpp>
 #include <chunkwise/hdf5/error.hpp>
 #include <chunkwise/hdf5/ragged.hpp>
+#include <chunkwise/hdf5/stream_writer.hpp>
 #include <chunkwise/hdf5/write_options.hpp>
+#include <chunkwise/map_blocks.hpp>
 #include <chunkwise/partial_results.hpp>
 #include <chunkwise/policy.hpp>
 
@@ -30,6 +32,7 @@
 #include <cstddef>
 #include <exception>
 #include <filesystem>
+#include <mutex>
 #include <span>
 #include <string>
 #include <system_error>
@@ -77,11 +80,12 @@ CHUNKWISE_ARITHMETIC_TYPES(CHUNKWISE_HDF5_EXTERN_WRITE)
 #undef CHUNKWISE_HDF5_EXTERN_WRITE
 #endif
 
-/// The results held here, concatenated along axis 0 (all must agree on the other axes).
-template <class R, class T>
-std::vector<T> concatenate(const std::vector<R>& values, std::vector<std::size_t>& shape, const std::string& file,
-                           const std::string& path) {
-    std::vector<T> flat;
+/// The shape of `values` joined along axis 0 (empty for none), and each one's first row in `row0` (if given).
+/// \throws h5::error where they disagree beyond axis 0
+template <class R>
+std::vector<std::size_t> joined_shape(const std::vector<R>& values, std::vector<std::size_t>* row0,
+                                      const std::string& file, const std::string& path) {
+    std::vector<std::size_t> shape;
     for (const R& v : values) {
         const auto s = result_shape(v);
         if (shape.empty()) {
@@ -90,10 +94,53 @@ std::vector<T> concatenate(const std::vector<R>& values, std::vector<std::size_t
         } else if (s.size() != shape.size() || !std::equal(s.begin() + 1, s.end(), shape.begin() + 1)) {
             throw error(file, path, "write_blocks: block results disagree in shape beyond axis 0");
         }
+        if (row0 != nullptr) row0->push_back(shape[0]);
         shape[0] += s[0];
-        flat.insert(flat.end(), v.data(), v.data() + v.size());
     }
+    return shape;
+}
+
+/// The results held here, concatenated along axis 0 (all must agree on the other axes).
+template <class R, class T>
+std::vector<T> concatenate(const std::vector<R>& values, std::vector<std::size_t>& shape, const std::string& file,
+                           const std::string& path) {
+    shape = joined_shape(values, nullptr, file, path);
+    std::vector<T> flat;
+    for (const R& v : values) flat.insert(flat.end(), v.data(), v.data() + v.size());
     return flat;
+}
+
+/// write_blocks in one process: each result streamed to its rows by the policy's workers, encoded where it is
+/// written (h5::stream_writer), nothing copied or gathered.
+template <class T, class Policy, class R>
+void write_blocks_streamed(Policy& policy, const std::filesystem::path& file, const std::string& path,
+                           const partial_results<R>& results, write_options opt) {
+    const std::vector<R>& values = results.values();
+    std::vector<std::size_t> row0;
+    std::vector<std::size_t> shape = joined_shape(values, &row0, file.string(), path);
+    if (shape.empty()) shape = {0};
+    stream_writer<T> w(file, path, shape, std::move(opt));
+    const std::size_t workers = std::max<std::size_t>(policy.workers(), 1);
+    if (workers == 1 || values.size() <= 1) {
+        for (std::size_t k = 0; k < values.size(); ++k) w.write(row0[k], values[k]);
+    } else {
+        std::mutex guard;
+        std::exception_ptr first;
+        (void)map_blocks(policy, chunkwise::partition(values.size(), parts{workers * 4}), [&](const block& b) {
+            for (std::size_t k = b.begin; k < b.end; ++k) {
+                try {
+                    w.write(row0[k], values[k]);
+                } catch (...) {
+                    const std::lock_guard<std::mutex> lock(guard);
+                    if (!first) first = std::current_exception();
+                    return 0;
+                }
+            }
+            return 0;
+        });
+        if (first) std::rethrow_exception(first);
+    }
+    w.close();
 }
 
 }  // namespace detail
@@ -189,6 +236,10 @@ void write_blocks(Policy& policy, const std::filesystem::path& file, const std::
         access::check_same(policy, "datasets", p);
         access::check_same(policy, "element types", detail::element_type_of<T>().text);
         access::check_same(policy, "write_options", detail::options_text(opt));
+    }
+    if constexpr (!distributed_policy<Policy>) {
+        detail::write_blocks_streamed<T>(policy, file, p, results, std::move(opt));
+        return;
     }
 #if defined(CHUNKWISE_HDF5_PARALLEL) && CHUNKWISE_HDF5_PARALLEL
     // (Codecs HDF5 cannot apply go through the root, encoded there.)

@@ -20,6 +20,8 @@
 #include <exception>
 #include <filesystem>
 #include <mutex>
+#include <span>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -64,6 +66,22 @@ CHUNKWISE_ZARR_DECL chunkwise::detail::codecs::write_codec write_codec_of(const 
 /// without its library, naming the package), shuffle where the format has no filter for it, or a
 /// shard shape in format 2.
 CHUNKWISE_ZARR_DECL std::string options_problem(const write_options& o);
+
+/// One chunk encoded as a write with `opt` stores it (its filters, then its compressor), alone: for tools and
+/// benchmarks that measure the encoding apart from the store. Each thread uses its own encoder.
+class chunk_encoder {
+public:
+    /// \throws std::invalid_argument naming the problem where this build cannot write `opt`
+    chunk_encoder(const write_options& opt, std::size_t element_size, std::size_t chunk_bytes);
+
+    /// The encoded bytes of the `chunk` bytes of one whole chunk (row-major); valid until the next call (they may be
+    /// `chunk` itself, where nothing is applied).
+    std::span<const unsigned char> encode(std::span<const unsigned char> chunk);
+
+private:
+    detail::codecs::pipeline pipeline_;
+    std::vector<unsigned char> out_, scratch_;
+};
 
 namespace detail {
 
@@ -114,7 +132,16 @@ plan make_plan(const std::string& store, const std::vector<std::size_t>& shape, 
     return p;
 }
 
-/// Writes the metadata file and ends the write (the store's unfinished mark removed).
+/// The options as text, to compare them across ranks.
+CHUNKWISE_ZARR_DECL std::string options_text(const write_options& o);
+
+/// Lists the finished array of plan `p` in the consolidated metadata (.zmetadata) of the format-2 groups above
+/// it: after the write has ended, so that a failure here never removes the array.
+/// \throws zarr::error saying the array is written and which .zmetadata could not be updated
+CHUNKWISE_ZARR_DECL void list_in_groups(const std::string& store, const plan& p);
+
+/// Writes the metadata file and ends the write (the store's unfinished mark removed); then
+/// list_in_groups.
 template <class T>
 void write_metadata(const std::string& store, const plan& p) {
     const auto [name, text] = metadata_text<T>(p.shape, p.grid, p.chunk, p.enc, p.format, p.sharded, p.attributes);
@@ -123,7 +150,6 @@ void write_metadata(const std::string& store, const plan& p) {
         write_file(store, ".zattrs", reinterpret_cast<const unsigned char*>(attrs.data()), attrs.size());
     }
     finish_store(store, name, text);
-    if (p.format == 2) consolidate(store, {{".zarray", json::parse(text)}, {".zattrs", p.attributes}});
 }
 
 /// `values` encoded by `e` into `out` (`scratch`: a second buffer the pipeline may use).
@@ -152,8 +178,9 @@ void write_grid_row(const std::string& store, const plan& p, const std::vector<s
     m.format = p.format;
     m.separator = p.format == 3 ? '/' : '.';
     m.v3_default_keys = p.format == 3;
-    std::vector<T> values;
-    std::vector<unsigned char> encoded, file, scratch;
+    // Reused by each thread from call to call: fresh buffers of a chunk (shard) each cost their page faults again.
+    thread_local std::vector<T> values;
+    thread_local std::vector<unsigned char> encoded, file, scratch;
     at[0] = g0;
     while (true) {
         for (std::size_t d = 0; d < rank; ++d) origin[d] = at[d] * p.grid[d];
@@ -251,6 +278,7 @@ void write(const std::filesystem::path& path, const Array& array, const write_op
         }
         throw;
     }
+    detail::list_in_groups(store, p);  // the array is finished: a failure here leaves it whole
 }
 
 }  // namespace chunkwise::zarr

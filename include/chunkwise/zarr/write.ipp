@@ -15,6 +15,28 @@ CHUNKWISE_ZARR_DECL chunkwise::detail::codecs::write_codec write_codec_of(const 
     return w;
 }
 
+CHUNKWISE_ZARR_DECL std::string options_text(const write_options& o) {
+    std::string text = std::to_string(o.format) + " " + std::to_string(o.deflate) + " " + o.codec + " " +
+                       std::to_string(o.level) + (o.shuffle ? " shuffle" : "") +
+                       (o.mode == write_mode::replace ? " replace" : " create");
+    for (std::size_t c : o.chunk) text += " c" + std::to_string(c);
+    for (std::size_t c : o.shard) text += " s" + std::to_string(c);
+    return text;
+}
+
+CHUNKWISE_ZARR_DECL void list_in_groups(const std::string& store, const plan& p) {
+    if (p.format != 2) return;  // format 3 has no consolidated metadata of its own
+    try {
+        consolidate(store, {{".zarray", load_json(store, std::filesystem::path(store) / ".zarray")},
+                            {".zattrs", p.attributes}});
+    } catch (const error& e) {
+        throw error(store, "",
+                    std::string("the array is written, but the consolidated metadata (.zmetadata) of a group above it "
+                                "was not updated: ") +
+                        e.what());
+    }
+}
+
 }  // namespace detail
 }  // namespace chunkwise::zarr
 
@@ -28,6 +50,18 @@ CHUNKWISE_ZARR_DECL std::string options_problem(const write_options& o) {
         return "shuffle in format 3 needs codec blosc (v3 has no shuffle filter)";
     if (!o.shard.empty() && o.format != 3) return "shards need format 3";
     return {};
+}
+
+CHUNKWISE_ZARR_DECL chunk_encoder::chunk_encoder(const write_options& opt, std::size_t element_size,
+                                                 std::size_t chunk_bytes) {
+    if (const std::string problem = options_problem(opt); !problem.empty())
+        throw std::invalid_argument("zarr::chunk_encoder: " + problem);
+    pipeline_ = detail::make_encoding(detail::write_codec_of(opt), opt.shuffle, element_size, chunk_bytes).pipe;
+}
+
+CHUNKWISE_ZARR_DECL auto chunk_encoder::encode(std::span<const unsigned char> chunk) -> std::span<const unsigned char> {
+    const auto [encoded, size] = detail::codecs::encode_chunk(pipeline_, chunk.data(), chunk.size(), scratch_, out_);
+    return {encoded, size};
 }
 
 }  // namespace chunkwise::zarr

@@ -88,12 +88,7 @@ private:
         std::error_code ec;
         const auto absolute = std::filesystem::absolute(path_, ec).lexically_normal();
         access::check_same(policy_, "stores", ec ? store_ : absolute.string());
-        std::string text = std::to_string(opt_.format) + " " + std::to_string(opt_.deflate) + " " + opt_.codec + " " +
-                           std::to_string(opt_.level) + (opt_.shuffle ? " shuffle" : "") +
-                           (opt_.mode == write_mode::replace ? " replace" : " create");
-        for (std::size_t c : opt_.chunk) text += " c" + std::to_string(c);
-        for (std::size_t c : opt_.shard) text += " s" + std::to_string(c);
-        access::check_same(policy_, "write_options", text);
+        access::check_same(policy_, "write_options", options_text(opt_));
     }
 
     // Every process learns every block's rank and rows (an all_gather of a few numbers): where
@@ -234,6 +229,8 @@ private:
             throw error(store_, "", "write_blocks failed on another rank: " + agreed_);
         }
         root_step(policy_, store_, "could not write the metadata", [&] { write_metadata<T>(store_, p_); });
+        // The array is finished: a failure from here on leaves it whole.
+        root_step(policy_, store_, "could not list the array in its groups", [&] { list_in_groups(store_, p_); });
     }
 
     Policy& policy_;

@@ -17,6 +17,11 @@
 
 namespace chunkwise::h5::detail {
 
+/// The attribute a dataset carries while chunkwise writes it (a text saying so): set when the dataset is made,
+/// removed when the write ends. A dataset that still has it is an unfinished write (its writer died or failed
+/// and could not clean up): readers refuse it, and the next write of that path replaces it, whatever the mode.
+inline constexpr const char* unfinished_mark = "_chunkwise_unfinished";
+
 /// "(a, b, c)": a shape, or a chunk's coordinates, in messages.
 CHUNKWISE_HDF5_DECL std::string box_text(const std::size_t* v, std::size_t n);
 inline std::string shape_text(const std::vector<std::size_t>& v) { return box_text(v.data(), v.size()); }

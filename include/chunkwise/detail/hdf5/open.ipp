@@ -236,6 +236,11 @@ CHUNKWISE_HDF5_DECL std::shared_ptr<const dataset_state> open_dataset(const std:
     check_dataset_path(*s);
     s->dset_h = handle(H5Dopen2(s->file_h.get(), s->path.c_str(), H5P_DEFAULT), H5Dclose);
     if (!s->dset_h.valid()) s->fail("cannot open the dataset: " + last_error());
+    if (H5Aexists(s->dset_h.get(), unfinished_mark) > 0)
+        s->fail(
+            std::string("an unfinished write: chunkwise was writing this dataset and did not finish (it carries the "
+                        "attribute ") +
+            unfinished_mark + "); write it again");
     handle type(H5Dget_type(s->dset_h.get()), H5Tclose);
     handle space(H5Dget_space(s->dset_h.get()), H5Sclose);
     handle dcpl(H5Dget_create_plist(s->dset_h.get()), H5Pclose);

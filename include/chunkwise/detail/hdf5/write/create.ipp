@@ -124,9 +124,21 @@ CHUNKWISE_HDF5_DECL dataset_writer::dataset_writer(const std::string& file, cons
         abandon();
         throw;
     }
+    // The unfinished mark: in the dataset's header, so wherever the header reaches the disk, the mark does too.
+    static constexpr char text[] = "chunkwise is writing this dataset; unfinished while this attribute exists";
+    const handle type(H5Tcopy(H5T_C_S1), H5Tclose);
+    const handle scalar(H5Screate(H5S_SCALAR), H5Sclose);
+    bool marked = type.valid() && scalar.valid() && H5Tset_size(type.get(), sizeof text - 1) >= 0;
+    if (marked) {
+        const handle a(H5Acreate2(dset_h_.get(), unfinished_mark, type.get(), scalar.get(), H5P_DEFAULT, H5P_DEFAULT),
+                       H5Aclose);
+        marked = a.valid() && H5Awrite(a.get(), type.get(), text) >= 0;
+    }
+    if (!marked) fail("cannot mark the dataset unfinished: " + last_error());
 }
 
 CHUNKWISE_HDF5_DECL auto dataset_writer::commit() -> void {
+    if (H5Adelete(dset_h_.get(), unfinished_mark) < 0) fail("cannot remove the unfinished mark: " + last_error());
     const bool dataset_closed = dset_h_.close();
     const std::string dataset_error = dataset_closed ? std::string() : last_error();
     const bool flushed = H5Fflush(file_h_.get(), H5F_SCOPE_LOCAL) >= 0;
@@ -140,13 +152,14 @@ CHUNKWISE_HDF5_DECL auto dataset_writer::commit() -> void {
 }
 
 CHUNKWISE_HDF5_DECL auto dataset_writer::replace_existing(write_mode mode) -> void {
-    bool dataset = false;
+    bool dataset = false, unfinished = false;
     if (const hid_t o = H5Oopen(file_h_.get(), path_.c_str(), H5P_DEFAULT); o >= 0) {
         dataset = H5Iget_type(o) == H5I_DATASET;
+        unfinished = dataset && H5Aexists(o, unfinished_mark) > 0;  // an unfinished write: replaced, whatever the mode
         H5Oclose(o);
     }
     H5Eclear2(H5E_DEFAULT);
-    if (mode != write_mode::replace || !dataset) {
+    if ((mode != write_mode::replace && !unfinished) || !dataset) {
         committed_ = true;  // nothing of ours to undo
         throw error(file_, path_,
                     !dataset ? "write: a group (or another object that is not a dataset) exists there: not replaced"

@@ -1,0 +1,136 @@
+#!/usr/bin/python3
+"""The peers of `chunkwise-bench write`, on the same data, for docs/performance.md's write table.
+
+    /usr/bin/python3 benchmarks/write_peers.py --dir DIR [--shape 2000x50000] [--chunk 10x50000] [--workers 2]
+        [--repeats 3] [--block-mib 16]
+
+The values are those `chunkwise-bench write` writes: a pool of two blocks' rows (100 sin(0.01 r + 0.002 c) plus
+a little noise, as float32), row r of the array being row r mod (pool rows). Each peer writes the whole array from
+that pool, best of --repeats, each write into a new file or store:
+  h5py, 1 process         deflate (level 6) + shuffle, the same chunks (h5py writes through HDF5's filters)
+  zarr-python, 1 and N    Zarr v2, Zstandard level 3 (numcodecs), the same chunks; N processes each writing
+                          whole blocks of its own (multiprocessing)
+  dask.array.to_zarr      the same store from a dask array of the blocks, N threads (numcodecs releases the GIL)
+Prints one line per peer: seconds.
+"""
+import argparse
+import multiprocessing
+import os
+import shutil
+import sys
+import time
+
+import numpy as np
+
+
+def pool_of(rows, cols, block_rows):
+    pool_rows = min(rows, 2 * block_rows)
+    r = np.arange(pool_rows, dtype=np.uint64)[:, None]
+    c = np.arange(cols, dtype=np.uint64)[None, :]
+    h = ((r * np.uint64(2654435761)) ^ (c * np.uint64(40503))) & np.uint64(0xFFFFFFFF)
+    v = 100.0 * np.sin(0.01 * r.astype(np.float64) + 0.002 * c.astype(np.float64)) + (h % 64).astype(np.float64) / 256.0
+    return v.astype(np.float32)
+
+
+def blocks_of(rows, block_rows):
+    return [(r, min(rows, r + block_rows)) for r in range(0, rows, block_rows)]
+
+
+def best(repeats, prepare, run):
+    t = float("inf")
+    for _ in range(repeats + 1):  # the first round untimed
+        prepare()
+        t0 = time.perf_counter()
+        run()
+        t = min(t, time.perf_counter() - t0) if _ > 0 else t
+    return t
+
+
+def clear(path):
+    if os.path.isdir(path):
+        shutil.rmtree(path)
+    elif os.path.exists(path):
+        os.remove(path)
+
+
+_state = {}
+
+
+def _zarr_worker(args):
+    store, lo, hi, pool_rows = args
+    import zarr
+    z = zarr.open(store, mode="r+")
+    pool = _state["pool"]
+    for (a, b) in _state["blocks"][lo:hi]:
+        z[a:b] = pool[a % pool_rows:a % pool_rows + (b - a)]
+    return 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--dir", required=True)
+    ap.add_argument("--shape", default="2000x50000")
+    ap.add_argument("--chunk", default="10x50000")
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--block-mib", type=int, default=16)
+    a = ap.parse_args()
+    rows, cols = (int(x) for x in a.shape.split("x"))
+    crow, ccol = (int(x) for x in a.chunk.split("x"))
+    block_rows = max((a.block_mib << 20) // (cols * 4) // crow, 1) * crow
+    pool = pool_of(rows, cols, block_rows)
+    pool_rows = pool.shape[0]
+    blocks = blocks_of(rows, block_rows)
+    os.makedirs(a.dir, exist_ok=True)
+    import h5py
+    import numcodecs
+    import zarr
+    import dask.array as da
+
+    h5 = os.path.join(a.dir, "peer.h5")
+
+    def h5py_write():
+        with h5py.File(h5, "w") as f:
+            d = f.create_dataset("data", (rows, cols), dtype="f4", chunks=(crow, ccol), compression="gzip",
+                                 compression_opts=6, shuffle=True)
+            for (lo, hi) in blocks:
+                d[lo:hi] = pool[lo % pool_rows:lo % pool_rows + (hi - lo)]
+
+    print(f"# {rows}x{cols} float32, chunks {crow}x{ccol}, blocks of {block_rows} rows; best of {a.repeats}; "
+          f"h5py {h5py.__version__} (HDF5 {h5py.version.hdf5_version}), zarr-python {zarr.__version__}, "
+          f"numcodecs {numcodecs.__version__}, dask {__import__('dask').__version__}", flush=True)
+    t = best(a.repeats, lambda: clear(h5), h5py_write)
+    print(f"h5py, 1 process, deflate 6 + shuffle: {t:.4f} s", flush=True)
+
+    store = os.path.join(a.dir, "peer.zarr")
+    comp = numcodecs.Zstd(level=3)
+
+    def zarr_create():
+        clear(store)
+        zarr.open(store, mode="w", shape=(rows, cols), chunks=(crow, ccol), dtype="f4", compressor=comp)
+
+    _state["pool"], _state["blocks"] = pool, blocks
+    t = best(a.repeats, zarr_create, lambda: _zarr_worker((store, 0, len(blocks), pool_rows)))
+    print(f"zarr-python, 1 process, Zstandard 3: {t:.4f} s", flush=True)
+    n = a.workers
+    ctx = multiprocessing.get_context("fork")
+    with ctx.Pool(n) as workers:
+        parts = [(store, k * len(blocks) // n, (k + 1) * len(blocks) // n, pool_rows) for k in range(n)]
+        t = best(a.repeats, zarr_create, lambda: workers.map(_zarr_worker, parts))
+    print(f"zarr-python, {n} processes, Zstandard 3: {t:.4f} s", flush=True)
+
+    import dask
+    arr = da.concatenate([da.from_array(pool[lo % pool_rows:lo % pool_rows + (hi - lo)], chunks=(crow, ccol))
+                          for (lo, hi) in blocks])
+
+    def dask_write():
+        with dask.config.set(scheduler="threads", num_workers=n):
+            arr.to_zarr(store, overwrite=True, compressor=comp)
+
+    t = best(a.repeats, lambda: clear(store), dask_write)
+    print(f"dask.array.to_zarr, {n} threads, Zstandard 3: {t:.4f} s", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
