@@ -6,12 +6,17 @@ option(CHUNKWISE_WERROR "Treat warnings as errors in chunkwise's own targets" OF
 
 option(CHUNKWISE_USE_LIBRARIES
        "Build chunkwise's own tests, examples, docs and benchmarks in compiled mode (linking libchunkwise_<comp>)" OFF)
-if(CHUNKWISE_USE_LIBRARIES AND NOT CHUNKWISE_BUILD_LIBRARIES)
-  message(FATAL_ERROR "chunkwise: CHUNKWISE_USE_LIBRARIES=ON needs CHUNKWISE_BUILD_LIBRARIES=ON")
+# The test executables alone may use the compiled mode while examples, docs and header checks stay
+# header-only (the dev preset): each mode then runs in every build, and the tests compile faster.
+option(CHUNKWISE_TESTS_USE_LIBRARIES "Build chunkwise's own test executables in compiled mode"
+       ${CHUNKWISE_USE_LIBRARIES})
+if((CHUNKWISE_USE_LIBRARIES OR CHUNKWISE_TESTS_USE_LIBRARIES) AND NOT CHUNKWISE_BUILD_LIBRARIES)
+  message(FATAL_ERROR "chunkwise: CHUNKWISE_USE_LIBRARIES or CHUNKWISE_TESTS_USE_LIBRARIES needs CHUNKWISE_BUILD_LIBRARIES=ON")
 endif()
 
 # chunkwise_dev_flags: warnings, assertions and sanitizers (the compiled libraries take these too);
-# chunkwise_dev: those, and in compiled mode every component's library.
+# chunkwise_dev: those, and in compiled mode every component's library; chunkwise_dev_tests: the
+# same for the test executables (CHUNKWISE_TESTS_USE_LIBRARIES).
 add_library(chunkwise_dev_flags INTERFACE)
 target_compile_options(chunkwise_dev_flags INTERFACE
   $<$<CXX_COMPILER_ID:GNU,Clang,AppleClang>:-Wall -Wextra -Wpedantic>
@@ -25,11 +30,16 @@ if(CHUNKWISE_SANITIZE)
 endif()
 add_library(chunkwise_dev INTERFACE)
 target_link_libraries(chunkwise_dev INTERFACE chunkwise_dev_flags)
-if(CHUNKWISE_USE_LIBRARIES)
-  foreach(_comp IN LISTS CHUNKWISE_COMPONENTS)
+add_library(chunkwise_dev_tests INTERFACE)
+target_link_libraries(chunkwise_dev_tests INTERFACE chunkwise_dev_flags)
+foreach(_comp IN LISTS CHUNKWISE_COMPONENTS)
+  if(CHUNKWISE_USE_LIBRARIES)
     target_link_libraries(chunkwise_dev INTERFACE chunkwise::${_comp}_compiled)
-  endforeach()
-endif()
+  endif()
+  if(CHUNKWISE_TESTS_USE_LIBRARIES)
+    target_link_libraries(chunkwise_dev_tests INTERFACE chunkwise::${_comp}_compiled)
+  endif()
+endforeach()
 
 # Environment for running sanitized programs from ctest.
 set(CHUNKWISE_TEST_ENV
