@@ -1,6 +1,6 @@
 // docs/writing.md's program: the same array written to HDF5 and to Zarr with one designated
 // initializer of options, read back; the same mode refusing to overwrite in both, and replacing;
-// attributes written with an array and on what exists, read back from both; results streamed from
+// attributes written with an array and on what exists, read back from both; dimension names; results streamed from
 // the workers of a thread policy into both stores.
 #include <chunkwise/chunkwise.hpp>
 #include <chunkwise/hdf5.hpp>
@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <string>
+#include <vector>
 #include <variant>
 
 int main() {
@@ -66,6 +67,16 @@ int main() {
     std::printf("attributes: %zu in each, the same in both: %s; units %s, frames %lld\n", from_h5.size(),
                 from_h5 == from_zarr ? "yes" : "NO", std::get<std::string>(from_zarr.at("units")).c_str(),
                 static_cast<long long>(std::get<std::int64_t>(from_h5.at("frames"))));
+
+    // Dimension names: netCDF-4's dimension scales in HDF5, _ARRAY_DIMENSIONS (v2) or dimension_names (v3) in
+    // Zarr, so that xarray opens both with named dimensions.
+    zarr::create_group(dir / "products.zarr");
+    h5::write(file, "/products/rmsd", a, {.attributes = about, .dimensions = {"frame", "atom"}});
+    zarr::write(dir / "products.zarr/rmsd", a, {.attributes = about, .dimensions = {"frame", "atom"}});
+    const std::vector<std::string> h5_dims = h5::dataset(file, "/products/rmsd").dimensions();
+    const std::vector<std::string> zarr_dims = zarr::array(dir / "products.zarr/rmsd").dimensions();
+    std::printf("dimensions: %s, %s in both: %s\n", h5_dims.at(0).c_str(), h5_dims.at(1).c_str(),
+                h5_dims == zarr_dims ? "yes" : "NO");
 
     // Streaming: each worker writes its block's result the moment it has it; nothing is gathered or held.
     chunkwise::thread_policy threads{2};

@@ -116,6 +116,21 @@ concept chunked_array = requires(const Array& a, const block& rows, const indice
 
 namespace detail {
 
+/// Why `names` cannot name the axes of an array of `rank` axes ("" if they can, or are none): the
+/// words both stores use for write_options::dimensions.
+inline std::string dimensions_problem(const std::vector<std::string>& names, std::size_t rank) {
+    if (names.empty()) return {};
+    if (names.size() != rank)
+        return std::to_string(names.size()) + " dimension name" + (names.size() == 1 ? "" : "s") + " for an array of " +
+               std::to_string(rank) + " ax" + (rank == 1 ? "is" : "es") + ": give one per axis, or none";
+    for (std::size_t d = 0; d < names.size(); ++d) {
+        if (names[d].empty()) return "dimension name " + std::to_string(d) + " is empty";
+        if (names[d].find('/') != std::string::npos)
+            return "dimension name " + std::to_string(d) + " '" + names[d] + "' holds a '/'";
+    }
+    return {};
+}
+
 /// The values one row of `shape` holds (every axis but the first).
 inline std::size_t row_values(const std::vector<std::size_t>& shape) noexcept {
     std::size_t n = 1;

@@ -83,6 +83,21 @@ xt::xtensor<float, 2> some_values() {
     return v;
 }
 
+// What xarray sees of a store's dimensions (tests/support/dimensions_peer.py).
+json xarray_view(const std::string& args, const fs::path& out) {
+    const std::string cmd = std::string(CHUNKWISE_TEST_PYTHON) + " " + CHUNKWISE_TEST_SUPPORT_DIR +
+                            "/dimensions_peer.py " + args + " " + out.string();
+    REQUIRE(std::system(cmd.c_str()) == 0);
+    std::ifstream in(out);
+    return json::parse(in);
+}
+
+xt::xtensor<double, 1> frames() {
+    xt::xtensor<double, 1> t = xt::xtensor<double, 1>::from_shape({8});
+    for (std::size_t i = 0; i < t.size(); ++i) t(i) = 0.5 * static_cast<double>(i);
+    return t;
+}
+
 }  // namespace
 
 TEST_CASE("attributes: written with a new array, read back the same from both stores and by h5py and zarr-python",
@@ -285,4 +300,141 @@ TEST_CASE("attributes: bad input is refused naming what is wrong, and nothing is
     }
     h5::set_attributes(file, "/x", {{"a", 1.0}});
     CHECK(h5::attributes_of(file, "/x").size() == 2);
+}
+
+TEST_CASE("dimensions: named in both stores, read back the same, and opened by xarray with their names",
+          "[store][dimensions]") {
+    const fs::path dir = test::scratch("dimensions");
+    const fs::path file = dir / "p.h5", group = dir / "p.zarr", v3 = dir / "p3.zarr";
+    const std::vector<std::string> frame_atom{"frame", "atom"};
+    const chunkwise::attributes nm{{"units", std::string("nm")}};
+    chunkwise::thread_policy threads(2);
+    const auto rows = [&] {
+        return chunkwise::map_blocks(
+            threads, chunkwise::partition(8, chunkwise::block_size{3}), [](const chunkwise::block& b) {
+                return xt::xtensor<float, 2>(xt::view(some_values(), xt::range(b.begin, b.end), xt::all()));
+            });
+    };
+
+    // HDF5: a coordinate variable, then arrays on its dimension, by write and by write_blocks.
+    h5::write(file, "/prod/frame", frames(), {.attributes = {{"units", std::string("ps")}}, .dimensions = {"frame"}});
+    h5::write(file, "/prod/rmsd", some_values(), {.chunk = {4, 3}, .attributes = nm, .dimensions = frame_atom});
+    h5::write_blocks(threads, file, "/prod/blocks", rows(), {.chunk = {4, 3}, .dimensions = frame_atom});
+    h5::write(file, "/misc/plain", some_values());  // (xarray needs names for every axis in a group it opens)
+    CHECK(h5::dataset(file, "/prod/rmsd").dimensions() == frame_atom);
+    CHECK(h5::dataset(file, "/prod/blocks").dimensions() == frame_atom);
+    CHECK(h5::dataset(file, "/prod/frame").dimensions() == std::vector<std::string>{"frame"});
+    CHECK(h5::dataset(file, "/prod/atom").dimensions() == std::vector<std::string>{"atom"});
+    CHECK(h5::dataset(file, "/misc/plain").dimensions().empty());
+    CHECK(h5::dataset(file, "/prod/rmsd").attrs() == nm);  // the convention's own attributes are not listed
+    CHECK(h5::attributes_of(file, "/prod/frame") == chunkwise::attributes{{"units", std::string("ps")}});
+
+    // Zarr: format 2 in a group (the _ARRAY_DIMENSIONS attribute), format 3 (dimension_names).
+    zarr::create_group(group);
+    zarr::write(group / "frame", frames(), {.attributes = {{"units", std::string("ps")}}, .dimensions = {"frame"}});
+    zarr::write(group / "rmsd", some_values(), {.chunk = {4, 3}, .attributes = nm, .dimensions = frame_atom});
+    zarr::write_blocks(threads, group / "blocks", rows(), {.chunk = {4, 3}, .dimensions = frame_atom});
+    zarr::write(v3, some_values(), {.chunk = {4, 3}, .format = 3, .attributes = nm, .dimensions = frame_atom});
+    CHECK(zarr::array(group / "rmsd").dimensions() == frame_atom);
+    CHECK(zarr::array(group / "blocks").dimensions() == frame_atom);
+    CHECK(zarr::array(v3).dimensions() == frame_atom);
+    CHECK(zarr::array(group / "rmsd").attrs() == nm);
+    CHECK(zarr::array(v3).attrs() == nm);
+    {
+        std::ifstream in(v3 / "zarr.json");
+        CHECK(json::parse(in)["dimension_names"] == json(frame_atom));
+        std::ifstream zattrs(group / "rmsd" / ".zattrs");
+        CHECK(json::parse(zattrs)["_ARRAY_DIMENSIONS"] == json(frame_atom));
+    }
+
+    // xarray opens both with the same dimensions, attributes and values.
+    for (const auto& [args, out] : {std::pair{"h5 " + file.string() + " prod", dir / "h5.json"},
+                                    std::pair{"zarr " + group.string(), dir / "zarr.json"}}) {
+        INFO(args);
+        const json x = xarray_view(args, out);
+        CHECK(x["dims"] == json({{"frame", 8}, {"atom", 3}}));
+        CHECK(x["vars"]["rmsd"]["dims"] == json(frame_atom));
+        CHECK(x["vars"]["blocks"]["dims"] == json(frame_atom));
+        CHECK(x["vars"]["rmsd"]["attrs"]["units"] == "nm");
+        CHECK(x["vars"]["frame"]["attrs"]["units"] == "ps");
+        CHECK(x["vars"]["rmsd"]["sum"] == 276.0);  // 0 + 1 + ... + 23
+        CHECK(x["vars"]["blocks"]["sum"] == 276.0);
+        CHECK(x["vars"]["frame"]["sum"] == 14.0);  // 0.5 * (0 + ... + 7)
+    }
+
+    // A replace remakes a dimension only the replaced dataset used, at the new length.
+    xt::xtensor<float, 2> longer = xt::zeros<float>({10, 3});
+    h5::write(file, "/other/x", some_values(), {.dimensions = {"row", "col"}});
+    h5::write(file, "/other/x", longer, {.mode = chunkwise::write_mode::replace, .dimensions = {"row", "col"}});
+    CHECK(h5::dataset(file, "/other/row").shape() == std::vector<std::size_t>{10});
+    CHECK(h5::dataset(file, "/other/x").dimensions() == std::vector<std::string>{"row", "col"});
+}
+
+TEST_CASE("dimensions: bad names are refused naming what is wrong, and nothing changes", "[store][dimensions]") {
+    const fs::path dir = test::scratch("dimensions-bad");
+    const fs::path file = dir / "b.h5", store = dir / "b.zarr";
+    for (const auto& [names, why] :
+         {std::pair{std::vector<std::string>{"frame"}, "1 dimension name for an array of 2 axes: give one per axis"},
+          std::pair{std::vector<std::string>{"a", "b", "c"}, "3 dimension names for an array of 2 axes"},
+          std::pair{std::vector<std::string>{"a", ""}, "dimension name 1 is empty"},
+          std::pair{std::vector<std::string>{"a/b", "c"}, "dimension name 0 'a/b' holds a '/'"}}) {
+        CHECK_THAT(test::error_of([&] { h5::write(file, "/x", some_values(), {.dimensions = names}); }),
+                   Catch::Matchers::Contains(std::string("b.h5:/x: write: ") + why));
+        CHECK_FALSE(fs::exists(file));
+        for (int format : {2, 3}) {
+            CHECK_THAT(
+                test::error_of([&] { zarr::write(store, some_values(), {.format = format, .dimensions = names}); }),
+                Catch::Matchers::Contains(std::string("b.zarr: ") + why));
+            CHECK_FALSE(fs::exists(store));
+        }
+    }
+    CHECK_THAT(test::error_of([&] {
+                   zarr::write(store, some_values(),
+                               {.attributes = {{"_ARRAY_DIMENSIONS", std::vector<std::string>{"a", "b"}}}});
+               }),
+               Catch::Matchers::Contains("attribute _ARRAY_DIMENSIONS: the dimension names are given as "
+                                         "write_options::dimensions"));
+    CHECK_FALSE(fs::exists(store));
+
+    // HDF5: a name taken by a dataset that is no dimension scale; a scale of another length; the array's own name.
+    h5::write(file, "/g/frame", some_values());
+    h5::write(file, "/g/x", some_values(), {.dimensions = {"time", "atom"}});
+    CHECK_THAT(test::error_of([&] {
+                   h5::write(file, "/g/y", some_values(), {.dimensions = {"frame", "atom"}});
+               }),
+               Catch::Matchers::EndsWith("b.h5:/g/y: write: dimension names: dimension 'frame': /g/frame exists and "
+                                         "is not a dimension scale"));
+    xt::xtensor<float, 2> longer = xt::zeros<float>({10, 3});
+    CHECK_THAT(test::error_of([&] {
+                   h5::write(file, "/g/y", longer, {.dimensions = {"time", "atom"}});
+               }),
+               Catch::Matchers::EndsWith("b.h5:/g/y: write: dimension names: dimension 'time' has 8 values in the "
+                                         "file (/g/time), axis 0 of the dataset 10"));
+    CHECK_THAT(test::error_of([&] {
+                   h5::write(file, "/g/y", some_values(), {.dimensions = {"y", "atom"}});
+               }),
+               Catch::Matchers::Contains("axis 0 is named 'y', the dataset's own name"));
+    // A replace refused for its dimensions keeps the dataset it would have replaced.
+    h5::write(file, "/g/z", some_values(), {.dimensions = {"time", "atom"}});
+    CHECK_THAT(
+        test::error_of([&] {
+            h5::write(file, "/g/z", longer, {.mode = chunkwise::write_mode::replace, .dimensions = {"time", "atom"}});
+        }),
+        Catch::Matchers::Contains("dimension 'time' has 8 values in the file (/g/time)"));
+    const bool kept = h5::dataset(file, "/g/z").read<float, 2>({0, 0, 8}) == some_values();
+    CHECK(kept);
+    CHECK(h5::dataset(file, "/g/z").dimensions() == std::vector<std::string>{"time", "atom"});
+    CHECK_THAT(test::error_of([&] { (void)h5::dataset(file, "/g/y"); }),
+               Catch::Matchers::Contains("no dataset '/g/y': 'y' is not in group '/g'"));
+
+    // Zarr: names of another count than the axes, as another writer left them, are named when read.
+    zarr::write(store, some_values(), {.format = 3});
+    {
+        std::ifstream in(store / "zarr.json");
+        json z = json::parse(in);
+        z["dimension_names"] = {"only"};
+        std::ofstream(store / "zarr.json") << z.dump();
+    }
+    CHECK_THAT(test::error_of([&] { (void)zarr::array(store); }),
+               Catch::Matchers::Contains("dimension_names [\"only\"] is not a list of 2 names (strings or null)"));
 }

@@ -6,6 +6,7 @@
 
 #include <chunkwise/detail/core/compiled.hpp>
 #include <chunkwise/detail/hdf5/attributes.hpp>
+#include <chunkwise/detail/hdf5/dimensions.hpp>
 #include <chunkwise/detail/hdf5/open.hpp>
 #include <chunkwise/detail/hdf5/read/box.hpp>
 #include <chunkwise/detail/hdf5/read/instances.hpp>
@@ -107,6 +108,11 @@ public:
     /// The dataset's attributes (units, descriptions), as zarr::array::attrs.
     /// \throws h5::error naming an attribute chunkwise::attributes cannot hold (h5::attributes_of)
     [[nodiscard]] attributes attrs() const;
+    /// The name of each axis, from the dimension scales attached to it (netCDF-4's dimensions; "" for
+    /// an axis with none); a dimension scale's own name where the dataset is one (a coordinate
+    /// variable); empty where the dataset names none. As zarr::array::dimensions.
+    /// \throws h5::error where its dimension list cannot be read
+    [[nodiscard]] std::vector<std::string> dimensions() const;
     /// The filter pipeline: codecs() under its HDF5 name.
     [[nodiscard]] const std::vector<std::string>& filters() const noexcept { return s_->filter_names; }
     /// True when reads into T decode in the calling thread, outside the lock (see the class comment).

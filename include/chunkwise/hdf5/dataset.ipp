@@ -23,6 +23,11 @@ CHUNKWISE_HDF5_DECL auto dataset::attrs() const -> attributes {
     return detail::read_attributes(s_->dset_h.get(), s_->file, s_->path);
 }
 
+CHUNKWISE_HDF5_DECL auto dataset::dimensions() const -> std::vector<std::string> {
+    detail::library_lock lock;
+    return detail::read_dimensions(s_->dset_h.get(), s_->file, s_->path);
+}
+
 CHUNKWISE_HDF5_DECL auto dataset::stored_bytes() const -> std::uint64_t {
     detail::library_lock lock;
     const hsize_t bytes = H5Dget_storage_size(s_->dset_h.get());

@@ -17,6 +17,7 @@
 #include <chunkwise/hdf5.hpp>
 #include <chunkwise/detail/hdf5/read/instances.hpp>
 #include <chunkwise/detail/hdf5/attributes.hpp>
+#include <chunkwise/detail/hdf5/dimensions.hpp>
 #include <chunkwise/detail/hdf5/format/btree1.hpp>
 #include <chunkwise/detail/hdf5/format/checksum.hpp>
 #include <chunkwise/detail/hdf5/format/chunk_index.hpp>
@@ -51,6 +52,7 @@
 #include <chunkwise/hdf5/write.hpp>
 
 #include <chunkwise/detail/hdf5/attributes.ipp>
+#include <chunkwise/detail/hdf5/dimensions.ipp>
 #include <chunkwise/detail/hdf5/format/btree1.ipp>
 #include <chunkwise/detail/hdf5/format/checksum.ipp>
 #include <chunkwise/detail/hdf5/format/chunk_index.ipp>

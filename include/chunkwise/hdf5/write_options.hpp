@@ -32,6 +32,9 @@ struct write_options {
     write_mode mode = write_mode::create;
     /// Attributes written on the new dataset (units, descriptions), as h5::set_attributes writes them.
     chunkwise::attributes attributes{};
+    /// One name per axis ("time", "atom", ...), as netCDF-4 names dimensions: dimension scales in the
+    /// dataset's group, so that netCDF readers and xarray see them (docs/writing.md); empty (the default): none.
+    std::vector<std::string> dimensions{};
 };
 
 /// Why this build cannot write `opt`'s codecs ("" if it can): a deflate level out of range, both

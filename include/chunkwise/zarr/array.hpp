@@ -79,12 +79,15 @@ public:
     [[nodiscard]] std::vector<std::string> codecs() const;
     /// The user attributes (.zattrs, or zarr.json's "attributes") as JSON text.
     [[nodiscard]] std::string attributes() const { return s_->m.attributes.dump(); }
-    /// The user attributes, as h5::dataset::attrs.
+    /// The user attributes, as h5::dataset::attrs (in format 2 without _ARRAY_DIMENSIONS, which
+    /// dimensions() reads).
     /// \throws zarr::error naming an attribute chunkwise::attributes cannot hold (a boolean, null,
     ///         an object, a mixed list: attributes() gives its JSON text)
-    [[nodiscard]] chunkwise::attributes attrs() const {
-        return detail::attributes_from_json(s_->store, s_->m.format == 3 ? "zarr.json" : ".zattrs", s_->m.attributes);
-    }
+    [[nodiscard]] chunkwise::attributes attrs() const;
+    /// The name of each axis (format 2: the _ARRAY_DIMENSIONS attribute xarray writes; format 3:
+    /// "dimension_names", "" for a null name); empty where the array names none.
+    /// \throws zarr::error where _ARRAY_DIMENSIONS is not a list of one name per axis
+    [[nodiscard]] std::vector<std::string> dimensions() const;
 
     /// Rows [rows.begin, rows.end) of axis 0, every other axis whole, as T, as a rank-N tensor.
     /// \throws zarr::error (checked in this order, the same words as h5::dataset) if N is not the

@@ -12,6 +12,34 @@ CHUNKWISE_ZARR_DECL array::array(const std::filesystem::path& path, read_options
     detail::open_metadata(*s_);
 }
 
+CHUNKWISE_ZARR_DECL chunkwise::attributes array::attrs() const {
+    if (s_->m.format == 3) return detail::attributes_from_json(s_->store, "zarr.json", s_->m.attributes);
+    if (!s_->m.attributes.is_object() || !s_->m.attributes.contains("_ARRAY_DIMENSIONS"))
+        return detail::attributes_from_json(s_->store, ".zattrs", s_->m.attributes);
+    detail::json rest = s_->m.attributes;
+    rest.erase("_ARRAY_DIMENSIONS");
+    return detail::attributes_from_json(s_->store, ".zattrs", rest);
+}
+
+CHUNKWISE_ZARR_DECL std::vector<std::string> array::dimensions() const {
+    const detail::json& m = s_->m.attributes;
+    const detail::json* names = &s_->m.dimension_names;
+    if (s_->m.format == 2) {
+        if (!m.is_object() || !m.contains("_ARRAY_DIMENSIONS")) return {};
+        names = &m["_ARRAY_DIMENSIONS"];
+        bool fits = names->is_array() && names->size() == s_->m.shape.size();
+        for (std::size_t d = 0; fits && d < names->size(); ++d) fits = (*names)[d].is_string();
+        if (!fits)
+            throw error(s_->store, "",
+                        "attribute _ARRAY_DIMENSIONS " + detail::shown(*names) + " is not a list of " +
+                            std::to_string(s_->m.shape.size()) + " names");
+    }
+    std::vector<std::string> out;
+    if (names->is_null()) return out;
+    for (const detail::json& n : *names) out.push_back(n.is_string() ? n.get<std::string>() : std::string());
+    return out;
+}
+
 CHUNKWISE_ZARR_DECL auto array::with(read_options opt) const -> array {
     array a = *this;
     a.opt_ = opt;

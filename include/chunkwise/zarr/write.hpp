@@ -51,6 +51,9 @@ struct write_options {
     /// Attributes written with the new array (.zattrs in format 2, zarr.json's "attributes" in 3),
     /// as zarr::set_attributes writes them.
     chunkwise::attributes attributes{};
+    /// One name per axis ("time", "atom", ...), as xarray names dimensions: the _ARRAY_DIMENSIONS
+    /// attribute in format 2, zarr.json's "dimension_names" in 3; empty (the default): none.
+    std::vector<std::string> dimensions{};
 };
 
 namespace detail {
@@ -92,7 +95,8 @@ struct plan {
     int format = 2;
     bool sharded = false;  // sharding_indexed, as asked (a shard as large as a chunk included)
     write_mode mode = write_mode::create;
-    json attributes = json::object();
+    json attributes = json::object();      // with _ARRAY_DIMENSIONS in format 2 where dimensions are named
+    json dimension_names = json(nullptr);  // format 3: the names, else null
 };
 
 template <class T>
@@ -128,6 +132,18 @@ plan make_plan(const std::string& store, const std::vector<std::size_t>& shape, 
     p.enc = make_encoding(write_codec_of(o), o.shuffle, sizeof(T), chunk_bytes);
     p.mode = o.mode;
     p.attributes = attributes_json(store, o.attributes);
+    if (const std::string why = chunkwise::detail::dimensions_problem(o.dimensions, shape.size()); !why.empty())
+        throw error(store, "", why);
+    if (p.attributes.contains("_ARRAY_DIMENSIONS"))
+        throw error(store, "",
+                    "attribute _ARRAY_DIMENSIONS: the dimension names are given as write_options::dimensions");
+    if (!o.dimensions.empty()) {
+        if (p.format == 2) {
+            p.attributes["_ARRAY_DIMENSIONS"] = o.dimensions;
+        } else {
+            p.dimension_names = o.dimensions;
+        }
+    }
     refuse_inside_array(store);
     return p;
 }
@@ -144,7 +160,8 @@ CHUNKWISE_ZARR_DECL void list_in_groups(const std::string& store, const plan& p)
 /// list_in_groups.
 template <class T>
 void write_metadata(const std::string& store, const plan& p) {
-    const auto [name, text] = metadata_text<T>(p.shape, p.grid, p.chunk, p.enc, p.format, p.sharded, p.attributes);
+    const auto [name, text] =
+        metadata_text<T>(p.shape, p.grid, p.chunk, p.enc, p.format, p.sharded, p.attributes, p.dimension_names);
     if (p.format == 2 && !p.attributes.empty()) {
         const std::string attrs = p.attributes.dump(4, ' ', true);  // ASCII, as zarr-python 2 reads it
         write_file(store, ".zattrs", reinterpret_cast<const unsigned char*>(attrs.data()), attrs.size());

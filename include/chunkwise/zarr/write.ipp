@@ -21,6 +21,7 @@ CHUNKWISE_ZARR_DECL std::string options_text(const write_options& o) {
                        (o.mode == write_mode::replace ? " replace" : " create");
     for (std::size_t c : o.chunk) text += " c" + std::to_string(c);
     for (std::size_t c : o.shard) text += " s" + std::to_string(c);
+    for (const std::string& d : o.dimensions) text += " d" + std::to_string(d.size()) + ":" + d;
     return text;
 }
 

@@ -9,6 +9,7 @@
 
 #include <hdf5.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -27,7 +28,9 @@ CHUNKWISE_HDF5_DECL std::string attributes_problem(const attributes& attrs);
 CHUNKWISE_HDF5_DECL void write_attributes(hid_t object, const attributes& attrs, const std::string& file,
                                           const std::string& path);
 
-/// Every attribute of `object`. Call with the library lock held.
+/// Every attribute of `object` but those of the dimension scales convention (DIMENSION_LIST, REFERENCE_LIST,
+/// netCDF-4's _Netcdf4Dimid and _Netcdf4Coordinates, and CLASS and NAME on a dimension scale), which dimensions()
+/// reads. Call with the library lock held.
 /// \throws h5::error naming `file`, `path` and the attribute, where one is not an integer, float or string of at
 ///         most one axis (or cannot be read)
 CHUNKWISE_HDF5_DECL attributes read_attributes(hid_t object, const std::string& file, const std::string& path);

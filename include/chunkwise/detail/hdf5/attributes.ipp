@@ -180,8 +180,21 @@ CHUNKWISE_HDF5_DECL attributes read_attributes(hid_t object, const std::string& 
     hsize_t at = 0;
     if (H5Aiterate2(object, H5_INDEX_NAME, H5_ITER_INC, &at, attribute_io::collect_name, &names) < 0)
         throw error(file, path, "its attributes cannot be listed: " + last_error());
+    // The dimension scales convention's own attributes (detail/hdf5/dimensions.hpp) are read by dimensions().
+    bool scale = false;
+    if (std::find(names.begin(), names.end(), "CLASS") != names.end()) {
+        try {
+            const attribute c = attribute_io::read_value(object, "CLASS");
+            scale = std::holds_alternative<std::string>(c) && std::get<std::string>(c) == "DIMENSION_SCALE";
+        } catch (const std::runtime_error&) {
+        }
+        H5Eclear2(H5E_DEFAULT);
+    }
     attributes out;
     for (const std::string& name : names) {
+        if (name == "DIMENSION_LIST" || name == "REFERENCE_LIST" || name == "_Netcdf4Dimid" ||
+            name == "_Netcdf4Coordinates" || (scale && (name == "CLASS" || name == "NAME")))
+            continue;
         try {
             out.emplace(name, attribute_io::read_value(object, name));
         } catch (const std::runtime_error& e) {

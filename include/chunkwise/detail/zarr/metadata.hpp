@@ -81,6 +81,7 @@ struct meta {
     bool v3_default_keys = false;  // keys "c/i/j" (v3 default encoding), else "i.j"
     chain codecs;
     json attributes = json::object();
+    json dimension_names = json(nullptr);  // format 3: zarr.json's dimension_names, checked (null: none)
 };
 
 CHUNKWISE_ZARR_DECL std::vector<std::size_t> sizes(const std::string& store, const json& j, const char* field);

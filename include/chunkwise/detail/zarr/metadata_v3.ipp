@@ -123,6 +123,14 @@ CHUNKWISE_ZARR_DECL meta parse_v3(const std::string& store, const json& z) {
     to_array_axes(m.codecs, identity(m.shape.size()));
     m.type.big = innermost(m.codecs).big;
     if (z.contains("attributes")) m.attributes = z["attributes"];
+    if (const json* names = member(store, file, z, "dimension_names"); names != nullptr && !names->is_null()) {
+        bool fits = names->is_array() && names->size() == m.shape.size();
+        for (std::size_t d = 0; fits && d < names->size(); ++d) fits = (*names)[d].is_string() || (*names)[d].is_null();
+        if (!fits)
+            bad(store, "dimension_names " + shown(*names) + " is not a list of " + std::to_string(m.shape.size()) +
+                           " names (strings or null)");
+        m.dimension_names = *names;
+    }
     return m;
 }
 

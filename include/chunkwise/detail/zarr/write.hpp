@@ -93,12 +93,14 @@ CHUNKWISE_ZARR_DECL void finish_store(const std::string& store, const std::strin
 CHUNKWISE_ZARR_DECL json codec_entry(const codecs::codec& c, const codecs::encode_request& r, int format);
 
 /// The metadata file's name and text for an array of T of `shape` written with `grid` chunks (the
-/// shard where `sharded`; `inner` its chunks) and encoding `e`.
+/// shard where `sharded`; `inner` its chunks) and encoding `e`; format 3 carries `attributes` and,
+/// where not null, `dimension_names`.
 template <class T>
 std::pair<std::string, std::string> metadata_text(const std::vector<std::size_t>& shape,
                                                   const std::vector<std::size_t>& grid,
                                                   const std::vector<std::size_t>& inner, const encoding& e, int format,
-                                                  bool sharded, const json& attributes = json::object()) {
+                                                  bool sharded, const json& attributes = json::object(),
+                                                  const json& dimension_names = json(nullptr)) {
     if (format == 2) {
         json filters;
         codecs::encode_request shuffle_request;
@@ -135,6 +137,7 @@ std::pair<std::string, std::string> metadata_text(const std::vector<std::size_t>
               {"codecs", codecs_list},
               {"attributes", attributes},
               {"storage_transformers", json::array()}};
+    if (!dimension_names.is_null()) z["dimension_names"] = dimension_names;
     return {"zarr.json", z.dump(4, ' ', true)};
 }
 

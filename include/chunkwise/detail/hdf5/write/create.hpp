@@ -7,6 +7,7 @@
 #include <chunkwise/detail/core/compiled.hpp>
 #include <chunkwise/detail/hdf5/attributes.hpp>
 #include <chunkwise/detail/hdf5/codecs.hpp>
+#include <chunkwise/detail/hdf5/dimensions.hpp>
 #include <chunkwise/detail/hdf5/library.hpp>
 #include <chunkwise/hdf5/error.hpp>
 #include <chunkwise/hdf5/write_options.hpp>

@@ -10,7 +10,12 @@ CHUNKWISE_HDF5_DECL std::string options_text(const write_options& opt) {
     return "chunk " + (opt.chunk.empty() ? std::string("automatic") : shape_text(opt.chunk)) + ", deflate " +
            std::to_string(opt.deflate) + ", shuffle " + (opt.shuffle ? "on" : "off") +
            (opt.codec.empty() ? std::string() : ", codec " + opt.codec + " level " + std::to_string(opt.level)) +
-           (opt.mode == write_mode::replace ? ", replace" : "");
+           (opt.mode == write_mode::replace ? ", replace" : "") +
+           (opt.dimensions.empty() ? std::string() : ", dimensions " + std::to_string(opt.dimensions.size())) + [&] {
+               std::string names;
+               for (const std::string& d : opt.dimensions) names += " '" + d + "'";
+               return names;
+           }();
 }
 
 CHUNKWISE_HDF5_DECL void complete_options(write_options& opt, const std::vector<std::size_t>& shape,
@@ -27,6 +32,9 @@ CHUNKWISE_HDF5_DECL void complete_options(write_options& opt, const std::vector<
     if (const std::string problem = h5::codec_problem(opt); !problem.empty())
         throw error(file, path, "write: " + problem);
     if (const std::string problem = attributes_problem(opt.attributes); !problem.empty())
+        throw error(file, path, "write: " + problem);
+    if (const std::string problem = chunkwise::detail::dimensions_problem(opt.dimensions, shape.size());
+        !problem.empty())
         throw error(file, path, "write: " + problem);
     if ((opt.deflate > 0 || opt.shuffle || !opt.codec.empty()) && opt.chunk.empty()) {
         std::size_t row_bytes = elem_size;
@@ -104,6 +112,10 @@ CHUNKWISE_HDF5_DECL dataset_writer::dataset_writer(const std::string& file, cons
                            : handle(H5Fcreate(file.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, fapl), H5Fclose);
     if (!file_h_.valid()) fail("cannot open or create the file: " + last_error());
     created_file_ = !file_existed;
+    if (const std::string why = dimensions_conflict(file_h_.get(), path, opt.dimensions, shape); !why.empty()) {
+        committed_ = true;  // nothing changed
+        throw error(file, path, "write: dimension names: " + why);
+    }
     if (H5Lexists(file_h_.get(), path.c_str(), H5P_DEFAULT) > 0) replace_existing(opt.mode);
     H5Eclear2(H5E_DEFAULT);
     std::vector<hsize_t> dims(shape.begin(), shape.end());
@@ -120,6 +132,7 @@ CHUNKWISE_HDF5_DECL dataset_writer::dataset_writer(const std::string& file, cons
     created_dataset_ = true;
     try {
         write_attributes(dset_h_.get(), opt.attributes, file, path);
+        attach_dimensions(file_h_.get(), dset_h_.get(), file, path, opt.dimensions, shape);
     } catch (...) {
         abandon();
         throw;
@@ -166,6 +179,7 @@ CHUNKWISE_HDF5_DECL auto dataset_writer::replace_existing(write_mode mode) -> vo
                              : "write: the dataset already exists: not overwritten (write_mode::create; ask for "
                                "write_mode::replace to replace it)");
     }
+    detach_dimensions(file_h_.get(), path_);
     if (H5Ldelete(file_h_.get(), path_.c_str(), H5P_DEFAULT) < 0)
         fail("cannot remove the old dataset: " + last_error());
 }
@@ -181,6 +195,7 @@ CHUNKWISE_HDF5_DECL auto dataset_writer::abandon() noexcept -> std::string {
         std::filesystem::remove(file_, ec);
         if (ec) note = " (and the partly written file could not be removed: " + ec.message() + ")";
     } else if (created_dataset_ && file_h_.valid()) {
+        detach_dimensions(file_h_.get(), path_);
         const bool unlinked = H5Ldelete(file_h_.get(), path_.c_str(), H5P_DEFAULT) >= 0;
         const bool closed = file_h_.close();
         H5Eclear2(H5E_DEFAULT);

@@ -7,6 +7,7 @@
 // the policy's own hook (detail::policy_access), never through the MPI layer's internals.
 #include <chunkwise/detail/core/policy_access.hpp>
 #include <chunkwise/detail/hdf5/attributes.hpp>
+#include <chunkwise/detail/hdf5/dimensions.hpp>
 #include <chunkwise/detail/hdf5/library.hpp>
 #include <chunkwise/detail/hdf5/types.hpp>
 #include <chunkwise/detail/hdf5/write/create.hpp>
@@ -172,11 +173,14 @@ private:
         fh_ = exists_ ? handle(H5Fopen(f_.c_str(), H5F_ACC_RDWR, fapl.get()), H5Fclose)
                       : handle(H5Fcreate(f_.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, fapl.get()), H5Fclose);
         fail_if(fh_.valid() ? std::string() : "cannot open or create the file with MPI-IO: " + last_error());
+        if (const std::string why = dimensions_conflict(fh_.get(), p_, opt_.dimensions, shape_); !why.empty())
+            throw error(f_, p_, "write_blocks: dimension names: " + why);
         if (H5Lexists(fh_.get(), p_.c_str(), H5P_DEFAULT) > 0) {
             if (opt_.mode != write_mode::replace)
                 throw error(f_, p_,
                             "write_blocks: the dataset already exists: not overwritten (write_mode::create; ask for "
                             "write_mode::replace to replace it)");
+            detach_dimensions(fh_.get(), p_);
             fail_if(H5Ldelete(fh_.get(), p_.c_str(), H5P_DEFAULT) >= 0
                         ? std::string()
                         : "cannot remove the old dataset: " + last_error());
@@ -198,6 +202,7 @@ private:
         std::string bad_attribute;  // attribute writes are collective in parallel HDF5: every rank makes them
         try {
             write_attributes(ds_.get(), opt_.attributes, f_, p_);
+            attach_dimensions(fh_.get(), ds_.get(), f_, p_, opt_.dimensions, shape_);
         } catch (const error& e) {
             const std::string w = e.what(), head = "[chunkwise.h5] " + f_ + ":" + p_ + ": ";
             bad_attribute = w.rfind(head, 0) == 0 ? w.substr(head.size()) : w;  // abandon() names file and dataset
