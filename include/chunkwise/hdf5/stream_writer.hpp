@@ -82,7 +82,7 @@ public:
     void close() {
         try {
             rows_.rethrow_failure();
-        } catch (const error&) {
+        } catch (...) {  // an h5::error, or what an allocation threw: either way nothing is kept
             writer_.fail("stream_writer: a write failed, nothing kept");
         }
         if (const std::string gap = rows_.gap(); !gap.empty())
