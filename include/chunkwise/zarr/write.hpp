@@ -134,12 +134,14 @@ plan make_plan(const std::string& store, const std::vector<std::size_t>& shape, 
     p.attributes = attributes_json(store, o.attributes);
     if (const std::string why = chunkwise::detail::dimensions_problem(o.dimensions, shape.size()); !why.empty())
         throw error(store, "", why);
-    if (p.attributes.contains("_ARRAY_DIMENSIONS"))
-        throw error(store, "",
-                    "attribute _ARRAY_DIMENSIONS: the dimension names are given as write_options::dimensions");
     if (!o.dimensions.empty()) {
         if (p.format == 2) {
-            p.attributes["_ARRAY_DIMENSIONS"] = o.dimensions;
+            const json names = o.dimensions;
+            if (p.attributes.contains("_ARRAY_DIMENSIONS") && p.attributes["_ARRAY_DIMENSIONS"] != names)
+                throw error(store, "",
+                            "attribute _ARRAY_DIMENSIONS " + shown(p.attributes["_ARRAY_DIMENSIONS"]) +
+                                " differs from write_options::dimensions " + shown(names) + ": give the names once");
+            p.attributes["_ARRAY_DIMENSIONS"] = names;
         } else {
             p.dimension_names = o.dimensions;
         }
