@@ -13,7 +13,7 @@ cache=${CHUNKWISE_CACHE:-$HOME/.cache/chunkwise}
 root="$cache/sid-root"
 pkgs=(g++ cmake make pkg-config libhdf5-dev libxtensor-dev catch2 zlib1g-dev libdeflate-dev liblz4-dev
       libzstd-dev libblosc-dev libbz2-dev python3-h5py python3-numpy hdf5-filter-plugin
-      hdf5-filter-plugin-blosc-serial bitshuffle hdf5-plugin-lzf python3-zstandard nlohmann-json3-dev python3-zarr python3-xarray)
+      hdf5-filter-plugin-blosc-serial bitshuffle hdf5-plugin-lzf python3-zstandard nlohmann-json3-dev python3-zarr python3-xarray python3-h5netcdf)
 if [[ $(id -u) -ne 0 ]]; then
   echo "sid-root: needs root (debootstrap and chroot)" >&2
   exit 3
