@@ -373,11 +373,13 @@ TEST_CASE("dimensions: named in both stores, read back the same, and opened by x
 TEST_CASE("dimensions: bad names are refused naming what is wrong, and nothing changes", "[store][dimensions]") {
     const fs::path dir = test::scratch("dimensions-bad");
     const fs::path file = dir / "b.h5", store = dir / "b.zarr";
-    for (const auto& [names, why] :
+    for (const auto& bad :  // (no structured binding: clang 14 cannot capture one in the lambdas below)
          {std::pair{std::vector<std::string>{"frame"}, "1 dimension name for an array of 2 axes: give one per axis"},
           std::pair{std::vector<std::string>{"a", "b", "c"}, "3 dimension names for an array of 2 axes"},
           std::pair{std::vector<std::string>{"a", ""}, "dimension name 1 is empty"},
           std::pair{std::vector<std::string>{"a/b", "c"}, "dimension name 0 'a/b' holds a '/'"}}) {
+        const std::vector<std::string>& names = bad.first;
+        const std::string why = bad.second;
         CHECK_THAT(test::error_of([&] { h5::write(file, "/x", some_values(), {.dimensions = names}); }),
                    Catch::Matchers::Contains(std::string("b.h5:/x: write: ") + why));
         CHECK_FALSE(fs::exists(file));
