@@ -1,7 +1,7 @@
 // docs/writing.md's program: the same array written to HDF5 and to Zarr with one designated
 // initializer of options, read back; the same mode refusing to overwrite in both, and replacing;
 // attributes written with an array and on what exists, read back from both; dimension names; results streamed from
-// the workers of a thread policy into both stores.
+// the workers of a thread policy into both stores; rows appended and updated in both.
 #include <chunkwise/chunkwise.hpp>
 #include <chunkwise/hdf5.hpp>
 #include <chunkwise/zarr.hpp>
@@ -77,6 +77,27 @@ int main() {
     const std::vector<std::string> zarr_dims = zarr::array(dir / "products.zarr/rmsd").dimensions();
     std::printf("dimensions: %s, %s in both: %s\n", h5_dims.at(0).c_str(), h5_dims.at(1).c_str(),
                 h5_dims == zarr_dims ? "yes" : "NO");
+
+    // Append and update: rows added at the end, rows written in place; the rest of each chunk is kept.
+    const auto rows_of = [](std::size_t n, double v) {
+        xt::xtensor<double, 2> r = xt::xtensor<double, 2>::from_shape({n, 4});
+        r.fill(v);
+        return r;
+    };
+    const xt::xtensor<double, 2> first = rows_of(6, 1.0), more = rows_of(3, 2.0), patch = rows_of(2, 3.0);
+    h5::write(file, "/x", first, h5::write_options{.chunk = {3, 4}, .growable = true});
+    h5::write(file, "/x", more, h5::write_options{.mode = chunkwise::write_mode::append});
+    h5::write(file, "/x", patch, h5::write_options{.mode = chunkwise::write_mode::update, .first_row = 4});
+    zarr::write(dir / "x.zarr", first, zarr::write_options{.chunk = {3, 4}, .codec = "zstd"});
+    zarr::write(dir / "x.zarr", more, zarr::write_options{.mode = chunkwise::write_mode::append});
+    zarr::write(dir / "x.zarr", patch, zarr::write_options{.mode = chunkwise::write_mode::update, .first_row = 4});
+    {
+        const auto h = h5::dataset(file, "/x").read<double, 2>(chunkwise::block{0, 0, 9});
+        const auto z = zarr::array(dir / "x.zarr").read<double, 2>(chunkwise::block{0, 0, 9});
+        std::printf("append and update: rows");
+        for (std::size_t r = 0; r < 9; ++r) std::printf(" %.0f", h(r, 0));
+        std::printf("; the same in both: %s\n", h == z ? "yes" : "NO");
+    }
 
     // Streaming: each worker writes its block's result the moment it has it; nothing is gathered or held.
     chunkwise::thread_policy threads{2};

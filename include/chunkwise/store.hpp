@@ -56,11 +56,28 @@ struct read_options {
 };
 
 /// What a write does where its target exists already. Nothing is ever deleted unless `replace` is
-/// asked for.
+/// asked for (docs/writing.md, "Write modes").
 enum class write_mode {
     create,   ///< write a new array; an existing one of that name is an error, and is left as it is
     replace,  ///< write a new array; an existing array (or Zarr group) of that name is removed first
+    append,   ///< add the values as rows at the end of an existing array (same type, other axes and encoding)
+    update,   ///< write the values over rows [first_row, first_row + n) of an existing array; other rows are kept
 };
+
+/// The mode's name as the enum spells it ("create", "append", ...), for messages.
+constexpr const char* mode_name(write_mode m) noexcept {
+    switch (m) {
+        case write_mode::create:
+            return "create";
+        case write_mode::replace:
+            return "replace";
+        case write_mode::append:
+            return "append";
+        case write_mode::update:
+            return "update";
+    }
+    return "unknown";
+}
 
 /// One attribute's value, as both stores hold it: an integer, a float, a string, or a list of
 /// one of them. (HDF5: a 64-bit integer, a double or a variable-length UTF-8 string, scalar or

@@ -11,4 +11,5 @@
 #include <chunkwise/zarr/partition.hpp>
 #include <chunkwise/zarr/stream_writer.hpp>
 #include <chunkwise/zarr/write.hpp>
+#include <chunkwise/zarr/write_options.hpp>
 #include <chunkwise/zarr/write_blocks.hpp>

@@ -8,6 +8,7 @@
 #include <chunkwise/detail/hdf5/types.hpp>
 #include <chunkwise/detail/hdf5/write/create.hpp>
 #include <chunkwise/gather.hpp>
+#include <chunkwise/hdf5/attributes.hpp>
 #include <chunkwise/hdf5/chunk_writer.hpp>
 #include <chunkwise/hdf5/error.hpp>
 #include <chunkwise/hdf5/ragged.hpp>
@@ -49,12 +50,24 @@ CHUNKWISE_HDF5_DECL void write_raw(const std::filesystem::path& file, const std:
                                    std::size_t elem_size, const std::vector<std::size_t>& shape, const void* data,
                                    write_options opt, std::size_t heap_bytes = 0);
 
+/// Writes `shape` values of the memory type `mem_type` at `data` into the existing dataset `path` of `file`, as
+/// `opt.mode` (append or update) asks: checked against the dataset (type, other axes, chunks, filters, dimension
+/// names, room for an append), then one H5Dwrite of the rows (an append first extends axis 0); attributes in `opt`
+/// are set after the data. \throws h5::error "append: ..." or "update: ..." naming what is wrong
+CHUNKWISE_HDF5_DECL void write_existing(const std::filesystem::path& file, const std::string& path, hid_t mem_type,
+                                        std::size_t elem_size, const std::vector<std::size_t>& shape, const void* data,
+                                        const write_options& opt);
+
 /// Writes `shape` values of T at `data`: through HDF5's filters (deflate, shuffle), or, for a
 /// codec HDF5 cannot apply itself (write_options::codec), chunk by chunk encoded here
 /// (h5::chunk_writer).
 template <class T>
 void write_values(const std::filesystem::path& file, const std::string& path, const std::vector<std::size_t>& shape,
                   const T* data, write_options opt) {
+    if (opt.mode == write_mode::append || opt.mode == write_mode::update) {
+        write_existing(file, path, native_type<T>(), sizeof(T), shape, data, opt);
+        return;
+    }
     if (opt.codec.empty()) {
         write_raw(file, path, native_type<T>(), sizeof(T), shape, data, std::move(opt));
         return;

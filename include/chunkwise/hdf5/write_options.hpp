@@ -28,8 +28,15 @@ struct write_options {
     /// default): none.
     std::string codec{};  // (initialized here: aggregate initialisation of the first three stays warning-free)
     int level = 0;        ///< the codec's level; 0: the codec's own default (deflate 6, Zstandard 3, bzip2 9, Blosc 5)
-    /// Where the dataset exists already: `create` (the default) refuses it, `replace` unlinks it first.
+    /// Where the dataset exists already: `create` (the default) refuses it, `replace` unlinks it
+    /// first; `append` adds the rows at the end of the dataset there, `update` writes them from
+    /// `first_row` (h5::write; docs/writing.md, "Write modes").
     write_mode mode = write_mode::create;
+    /// write_mode::update: the dataset's row where the values' first row goes.
+    std::size_t first_row = 0;
+    /// Axis 0 unlimited (HDF5's H5S_UNLIMITED), so that write_mode::append can add rows; the
+    /// dataset is then chunked (about 1 MiB of rows where `chunk` is empty).
+    bool growable = false;
     /// Attributes written on the new dataset (units, descriptions), as h5::set_attributes writes them.
     chunkwise::attributes attributes{};
     /// One name per axis ("time", "atom", ...), as netCDF-4 names dimensions: dimension scales in the

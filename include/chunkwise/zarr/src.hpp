@@ -17,6 +17,7 @@
 #include <chunkwise/zarr.hpp>
 #include <chunkwise/detail/zarr/attributes.hpp>
 #include <chunkwise/detail/zarr/codecs.hpp>
+#include <chunkwise/detail/zarr/existing.hpp>
 #include <chunkwise/detail/zarr/groups.hpp>
 #include <chunkwise/detail/zarr/json_fields.hpp>
 #include <chunkwise/detail/zarr/metadata.hpp>
@@ -31,9 +32,11 @@
 #include <chunkwise/zarr/group.hpp>
 #include <chunkwise/zarr/partition.hpp>
 #include <chunkwise/zarr/write.hpp>
+#include <chunkwise/zarr/write_options.hpp>
 
 #include <chunkwise/detail/zarr/attributes.ipp>
 #include <chunkwise/detail/zarr/codecs.ipp>
+#include <chunkwise/detail/zarr/existing.ipp>
 #include <chunkwise/detail/zarr/groups.ipp>
 #include <chunkwise/detail/zarr/json_fields.ipp>
 #include <chunkwise/detail/zarr/metadata.ipp>
@@ -48,6 +51,7 @@
 #include <chunkwise/zarr/group.ipp>
 #include <chunkwise/zarr/partition.ipp>
 #include <chunkwise/zarr/write.ipp>
+#include <chunkwise/zarr/write_options.ipp>
 
 // Every element type's read and write paths, once (programs declare them extern).
 namespace chunkwise::zarr::detail {

@@ -6,6 +6,7 @@
 
 #include <chunkwise/detail/core/compiled.hpp>
 #include <chunkwise/detail/zarr/attributes.hpp>
+#include <chunkwise/detail/zarr/existing.hpp>
 #include <chunkwise/detail/zarr/groups.hpp>
 #include <chunkwise/detail/zarr/write.hpp>
 #include <chunkwise/store.hpp>
@@ -14,7 +15,10 @@
 #include <chunkwise/partial_results.hpp>
 #include <chunkwise/partition.hpp>
 #include <chunkwise/policy.hpp>
+#include <chunkwise/zarr/array.hpp>
+#include <chunkwise/zarr/attributes.hpp>
 #include <chunkwise/zarr/error.hpp>
+#include <chunkwise/zarr/write_options.hpp>
 
 #include <cstddef>
 #include <exception>
@@ -27,48 +31,6 @@
 #include <vector>
 
 namespace chunkwise::zarr {
-
-/// How `write` and `write_blocks` store an array. The fields, their order and their defaults are
-/// those of h5::write_options, with `format` and `shard` after `level`.
-struct write_options {
-    /// Chunk shape (one extent per axis); empty: about 1 MiB of rows, every other axis whole.
-    std::vector<std::size_t> chunk{};
-    /// 0: none; 1-9: deflate at this level: numcodecs' "zlib" in format 2, "gzip" in format 3
-    /// (v3 has no zlib codec).
-    int deflate = 0;
-    bool shuffle = false;  ///< byte shuffle: Blosc's own, else (format 2) numcodecs' shuffle filter
-    /// Instead of deflate, a codec: "gzip", "zstd", "blosc" (its lz4; "blosc:zstd", "blosc:lz4hc",
-    /// "blosc:zlib", "blosc:blosclz" pick another), and in format 2 also "zlib" ("deflate"), "lz4",
-    /// "bz2" ("bzip2"); numcodecs' ids and h5::write_options' names alike. "" (the default): none.
-    std::string codec{};
-    int level = 0;   ///< the codec's level; 0: the codec's own default (gzip, zlib 6; Zstandard 3; bzip2 9; Blosc 5)
-    int format = 2;  ///< Zarr format: 2 or 3
-    /// Format 3 only: the shard shape (a multiple of `chunk` on every axis); empty: no sharding.
-    std::vector<std::size_t> shard{};
-    /// Where a Zarr array or group is stored at the path already: `create` (the default) refuses
-    /// it, `replace` removes it first. A directory holding anything else is never written into.
-    write_mode mode = write_mode::create;
-    /// Attributes written with the new array (.zattrs in format 2, zarr.json's "attributes" in 3),
-    /// as zarr::set_attributes writes them.
-    chunkwise::attributes attributes{};
-    /// One name per axis ("time", "atom", ...), as xarray names dimensions: the _ARRAY_DIMENSIONS
-    /// attribute in format 2, zarr.json's "dimension_names" in 3; empty (the default): none.
-    std::vector<std::string> dimensions{};
-};
-
-namespace detail {
-
-/// The codec `o` asks for, resolved for its format, or why it cannot be written.
-CHUNKWISE_ZARR_DECL chunkwise::detail::codecs::write_codec write_codec_of(const write_options& o);
-
-}  // namespace detail
-
-/// Why these options cannot be written by this build ("" if they can): a format other than 2 or
-/// 3, the codec problems h5::codec_problem names (in the same words: a deflate level out of range,
-/// deflate and a codec both, a codec the format has not, a level out of range, a codec built
-/// without its library, naming the package), shuffle where the format has no filter for it, or a
-/// shard shape in format 2.
-CHUNKWISE_ZARR_DECL std::string options_problem(const write_options& o);
 
 /// One chunk encoded as a write with `opt` stores it (its filters, then its compressor), alone: for tools and
 /// benchmarks that measure the encoding apart from the store. Each thread uses its own encoder.
@@ -254,11 +216,51 @@ void write_grid_row(const std::string& store, const plan& p, const std::vector<s
     }
 }
 
+/// Writes `shape` values of T at `data` (row-major) into the existing array at `store`, as `o.mode` (append or
+/// update) asks: each grid row of chunks (shards) the rows touch is rewritten whole under its lock, the rows it keeps
+/// read first; an append's new extent is written last, so a reader sees the old extent or the new one.
+template <class T>
+void write_existing(const std::string& store, const std::vector<std::size_t>& shape, const T* data,
+                    const write_options& o) {
+    constexpr char kind = std::is_floating_point_v<T> ? 'f' : std::is_signed_v<T> ? 'i' : 'u';
+    if (!std::filesystem::is_directory(store)) (void)open_existing(store, shape, kind, sizeof(T), o);  // says why
+    store_lock locks(store);
+    locks.lock(0, o.mode == write_mode::append);  // the extent stays as it is while this write runs
+    const existing_array e = open_existing(store, shape, kind, sizeof(T), o);
+    const plan p = make_plan<T>(store, e.new_shape, e.options);
+    check_encoding(store, e, metadata_text<T>(e.shape, p.grid, p.chunk, p.enc, p.format, p.sharded).second, o);
+    const std::size_t rows = shape[0], first = e.first_row, unit = p.grid[0];
+    if (rows > 0) {
+        const array old(store);
+        std::vector<T> kept;
+        for (std::size_t g = first / unit; g * unit < first + rows; ++g) {
+            const std::size_t r0 = g * unit, end = std::min(r0 + unit, e.new_shape[0]);
+            const std::size_t old_end = std::min(r0 + unit, e.shape[0]);
+            locks.lock(1 + g, true);
+            std::vector<slab<T>> slabs;
+            if ((r0 < first || end > first + rows) && r0 < old_end) {  // rows of the array this write keeps
+                std::size_t row = 1;
+                for (std::size_t d = 1; d < shape.size(); ++d) row *= shape[d];
+                kept.resize((old_end - r0) * row);
+                old.read_into(chunkwise::block{0, r0, old_end}, std::span<T>(kept));
+                slabs.push_back({r0, old_end - r0, kept.data()});
+            }
+            slabs.push_back({first, rows, data});
+            write_grid_row<T>(store, p, slabs, g);
+            locks.unlock(1 + g);
+        }
+    }
+    if (o.mode == write_mode::append) write_extent(store, e);
+    if (!o.attributes.empty()) set_attributes(store, o.attributes);
+}
+
 /// The write path of element type T: `extern` declares it, nothing defines it (compiled mode, as
 /// the reads in detail/zarr/read_box.hpp).
 #define CHUNKWISE_ZARR_WRITE_INSTANCES(EXTERN, T)                                                                      \
     EXTERN template void write_grid_row<T>(const std::string&, const plan&, const std::vector<slab<T>>&, std::size_t); \
-    EXTERN template void write_metadata<T>(const std::string&, const plan&);
+    EXTERN template void write_metadata<T>(const std::string&, const plan&);                                           \
+    EXTERN template void write_existing<T>(const std::string&, const std::vector<std::size_t>&, const T*,              \
+                                           const write_options&);
 #if !CHUNKWISE_ZARR_HEADER_ONLY
 /// One element type's write path, declared extern.
 #define CHUNKWISE_ZARR_EXTERN_WRITE(T) CHUNKWISE_ZARR_WRITE_INSTANCES(extern, T)
@@ -275,14 +277,24 @@ CHUNKWISE_ARITHMETIC_TYPES(CHUNKWISE_ZARR_EXTERN_WRITE)
 /// written last, so until the write ends the store is no array: it holds the mark
 /// `.chunkwise-unfinished`, which readers report (and a killed write leaves). A write that fails
 /// removes what it wrote.
+/// With write_mode::append or write_mode::update it writes the rows into the existing array at
+/// `path` instead (at its end, or from `opt.first_row`), in its own encoding, keeping every other
+/// value of the chunks it touches: safe from many threads and processes at once (docs/writing.md,
+/// "Write modes"); an append's new extent is written last.
 /// \throws zarr::error naming the store (and the chunk where one failed) if the options do not fit
-///         the array, the store is a file or not writable, or the disk is full
+///         the array, the store is a file or not writable, or the disk is full; for append and
+///         update, where no array is there, or its type, other axes, chunks, codecs or dimension
+///         names differ from the values' and options', or rows lie past its end
 template <class Array>
 void write(const std::filesystem::path& path, const Array& array, const write_options& opt = {}) {
     using T = std::remove_cv_t<typename Array::value_type>;
     static_assert(std::is_arithmetic_v<T> && !std::is_same_v<T, bool>,
                   "chunkwise::zarr::write: arithmetic values (not bool)");
     const std::string store = path.string();
+    if (opt.mode == write_mode::append || opt.mode == write_mode::update) {
+        detail::write_existing<T>(store, chunkwise::detail::result_shape(array), array.data(), opt);
+        return;
+    }
     const detail::plan p = detail::make_plan<T>(store, chunkwise::detail::result_shape(array), opt);
     const bool created = detail::prepare_store(store, p.mode);
     try {

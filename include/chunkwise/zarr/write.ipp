@@ -6,15 +6,6 @@
 namespace chunkwise::zarr {
 namespace detail {
 
-CHUNKWISE_ZARR_DECL chunkwise::detail::codecs::write_codec write_codec_of(const write_options& o) {
-    namespace cs = chunkwise::detail::codecs;
-    cs::write_codec w = cs::resolve_write_codec(o.deflate, o.codec, o.level,
-                                                o.format == 3 ? cs::store_kind::zarr3 : cs::store_kind::zarr2);
-    // v3 has no zlib codec: deflate there is written in gzip frames (gzip is deflate plus a frame).
-    if (w.problem.empty() && o.format == 3 && w.main == &cs::deflate_codec) w.main = &cs::gzip_codec;
-    return w;
-}
-
 CHUNKWISE_ZARR_DECL std::string options_text(const write_options& o) {
     std::string text = std::to_string(o.format) + " " + std::to_string(o.deflate) + " " + o.codec + " " +
                        std::to_string(o.level) + (o.shuffle ? " shuffle" : "") +
@@ -42,16 +33,6 @@ CHUNKWISE_ZARR_DECL void list_in_groups(const std::string& store, const plan& p)
 }  // namespace chunkwise::zarr
 
 namespace chunkwise::zarr {
-
-CHUNKWISE_ZARR_DECL std::string options_problem(const write_options& o) {
-    if (o.format != 2 && o.format != 3) return "format must be 2 or 3, got " + std::to_string(o.format);
-    const auto w = detail::write_codec_of(o);
-    if (!w.problem.empty()) return w.problem;
-    if (o.shuffle && o.format == 3 && (w.main == nullptr || !w.main->own_shuffle))
-        return "shuffle in format 3 needs codec blosc (v3 has no shuffle filter)";
-    if (!o.shard.empty() && o.format != 3) return "shards need format 3";
-    return {};
-}
 
 CHUNKWISE_ZARR_DECL chunk_encoder::chunk_encoder(const write_options& opt, std::size_t element_size,
                                                  std::size_t chunk_bytes) {

@@ -31,12 +31,13 @@ CHUNKWISE_HDF5_DECL std::string dimensions_conflict(hid_t file, const std::strin
 
 /// Names the axes of the open dataset `dset` at `path` of `file` (`shape` its extent): attaches to axis d the
 /// dimension scale `names[d]` in the dataset's group, made where missing. A 1-D dataset named as its one dimension
-/// becomes that dimension's scale itself (a coordinate variable). Call with the library lock held.
+/// becomes that dimension's scale itself (a coordinate variable). Where `unlimited_first` (a growable dataset), a
+/// scale made for axis 0 is unlimited, as netCDF-4's unlimited dimensions are. Call with the library lock held.
 /// \throws h5::error naming the dimension where its name is taken by an object that is not a dimension scale, or
-///         its scale has another length than the axis
+///         its scale has another length than the axis (an unlimited scale takes any)
 CHUNKWISE_HDF5_DECL void attach_dimensions(hid_t file, hid_t dset, const std::string& file_name,
                                            const std::string& path, const std::vector<std::string>& names,
-                                           const std::vector<std::size_t>& shape);
+                                           const std::vector<std::size_t>& shape, bool unlimited_first = false);
 
 /// Before the dataset at `path` is removed: takes it off the scales its axes are attached to, and removes the scales
 /// no dataset uses any more that are not netCDF variables. Best effort (never throws). Library lock held.

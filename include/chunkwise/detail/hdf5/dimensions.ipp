@@ -150,10 +150,10 @@ CHUNKWISE_HDF5_DECL std::string dimensions_conflict(hid_t file, const std::strin
             break;
         }
         const handle space(H5Dget_space(o.get()), H5Sclose);
-        hsize_t n = 0;
+        hsize_t n = 0, most = 0;
         const int rank = space.valid() ? H5Sget_simple_extent_ndims(space.get()) : -1;
-        if (rank == 1) H5Sget_simple_extent_dims(space.get(), &n, nullptr);
-        if (rank == 1 && n == shape[d]) continue;
+        if (rank == 1) H5Sget_simple_extent_dims(space.get(), &n, &most);
+        if (rank == 1 && (n == shape[d] || most == H5S_UNLIMITED)) continue;  // unlimited: its variables' length
 #ifndef H5_NO_DEPRECATED_SYMBOLS
         // A scale that is no variable, used by the dataset being replaced alone, is made again at the new length.
         hobj_ref_t self{};
@@ -177,7 +177,7 @@ CHUNKWISE_HDF5_DECL std::string dimensions_conflict(hid_t file, const std::strin
 
 CHUNKWISE_HDF5_DECL void attach_dimensions(hid_t file, hid_t dset, const std::string& file_name,
                                            const std::string& path, const std::vector<std::string>& names,
-                                           const std::vector<std::size_t>& shape) {
+                                           const std::vector<std::size_t>& shape, bool unlimited_first) {
     namespace io = dimension_io;
     if (names.empty()) return;
     if (const std::string why = dimensions_conflict(file, path, names, shape); !why.empty())
@@ -204,10 +204,15 @@ CHUNKWISE_HDF5_DECL void attach_dimensions(hid_t file, hid_t dset, const std::st
         const std::string at = group + name;
         if (H5Lexists(file, at.c_str(), H5P_DEFAULT) <= 0) {  // checked by dimensions_conflict where it exists
             H5Eclear2(H5E_DEFAULT);
-            const hsize_t n = shape[d];
-            const handle space(H5Screate_simple(1, &n, nullptr), H5Sclose);
+            // An unlimited axis 0 (a growable dataset) gets an unlimited dimension, as netCDF-4 makes one: its
+            // readers take its length from the variables that use it.
+            const bool unlimited = d == 0 && unlimited_first;
+            const hsize_t n = shape[d], most = unlimited ? H5S_UNLIMITED : n, chunk = 1024;
+            const handle space(H5Screate_simple(1, &n, &most), H5Sclose);
+            const handle dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
+            if (unlimited && dcpl.valid()) H5Pset_chunk(dcpl.get(), 1, &chunk);
             const handle s(
-                H5Dcreate2(file, at.c_str(), H5T_IEEE_F32LE, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                H5Dcreate2(file, at.c_str(), H5T_IEEE_F32LE, space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
                 H5Dclose);
             char length[24];
             std::snprintf(length, sizeof length, "%10zu", shape[d]);

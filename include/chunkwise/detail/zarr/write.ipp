@@ -87,6 +87,11 @@ CHUNKWISE_ZARR_DECL void clear_store(const std::string& store, bool remove_dir) 
 CHUNKWISE_ZARR_DECL bool prepare_store(const std::string& store, write_mode mode) {
     namespace fs = std::filesystem;
     std::error_code ec;
+    if (mode == write_mode::append || mode == write_mode::update)
+        throw error(store, "",
+                    std::string("write_mode::") + mode_name(mode) +
+                        " is taken by zarr::write only: write_blocks and the stream writer make a new array "
+                        "(write_mode::create or replace)");
     const store_content c = content_of(store);
     if (c == store_content::foreign)
         throw error(store, "", "exists and holds files that are not a Zarr array: not overwritten");

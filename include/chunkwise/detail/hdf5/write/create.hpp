@@ -56,6 +56,22 @@ CHUNKWISE_HDF5_DECL codecs::pipeline write_pipeline(const write_options& opt, st
 /// encodes the chunks itself. False when HDF5 refuses one.
 CHUNKWISE_HDF5_DECL bool set_creation_properties(hid_t dcpl, const write_options& opt, std::size_t elem_size = 0);
 
+/// An existing dataset that write_mode::append or update writes into, checked.
+struct existing_dataset {
+    handle dataset;
+    std::vector<hsize_t> dims;  // its extent before the write
+    std::size_t first_row = 0;  // where the values' first row goes
+};
+
+/// Opens dataset `path` of the open file `fh` and checks it against values of `shape` in `mem_type` and the options
+/// (mode append or update, first_row, and any chunk, filters and dimension names given, which must be the
+/// dataset's): the same type, every axis but the first, rows within it (update) or room on an unlimited or large
+/// enough axis 0 (append), and every filter it has available to HDF5 here (HDF5 applies them to the chunks the rows
+/// share with others). Call with the lock held. \throws h5::error "append: ..." or "update: ..." naming what is wrong
+CHUNKWISE_HDF5_DECL existing_dataset open_existing_dataset(hid_t fh, const std::string& file, const std::string& path,
+                                                           hid_t mem_type, const std::vector<std::size_t>& shape,
+                                                           const write_options& opt);
+
 /// A dataset being created and written. Call everything with the library lock held.
 class dataset_writer {
 public:

@@ -10,7 +10,8 @@ CHUNKWISE_HDF5_DECL std::string options_text(const write_options& opt) {
     return "chunk " + (opt.chunk.empty() ? std::string("automatic") : shape_text(opt.chunk)) + ", deflate " +
            std::to_string(opt.deflate) + ", shuffle " + (opt.shuffle ? "on" : "off") +
            (opt.codec.empty() ? std::string() : ", codec " + opt.codec + " level " + std::to_string(opt.level)) +
-           (opt.mode == write_mode::replace ? ", replace" : "") +
+           (opt.mode != write_mode::create ? std::string(", ") + mode_name(opt.mode) : std::string()) +
+           (opt.growable ? ", growable" : "") +
            (opt.dimensions.empty() ? std::string() : ", dimensions " + std::to_string(opt.dimensions.size())) + [&] {
                std::string names;
                for (const std::string& d : opt.dimensions) names += " '" + d + "'";
@@ -36,17 +37,18 @@ CHUNKWISE_HDF5_DECL void complete_options(write_options& opt, const std::vector<
     if (const std::string problem = chunkwise::detail::dimensions_problem(opt.dimensions, shape.size());
         !problem.empty())
         throw error(file, path, "write: " + problem);
-    if ((opt.deflate > 0 || opt.shuffle || !opt.codec.empty()) && opt.chunk.empty()) {
+    if ((opt.deflate > 0 || opt.shuffle || !opt.codec.empty() || opt.growable) && opt.chunk.empty()) {
         std::size_t row_bytes = elem_size;
         for (std::size_t d = 1; d < shape.size(); ++d) row_bytes *= std::max<std::size_t>(shape[d], 1);
         opt.chunk = shape;
-        opt.chunk[0] = std::clamp<std::size_t>((std::size_t{1} << 20) / std::max<std::size_t>(row_bytes, 1), 1,
-                                               std::max<std::size_t>(shape[0], 1));
+        const std::size_t rows = std::max<std::size_t>((std::size_t{1} << 20) / std::max<std::size_t>(row_bytes, 1), 1);
+        opt.chunk[0] =
+            opt.growable ? rows : std::min(rows, std::max<std::size_t>(shape[0], 1));  // growable: rows to come
     }
     for (std::size_t d = 0; d < opt.chunk.size(); ++d) {
         opt.chunk[d] = std::max<std::size_t>(opt.chunk[d], 1);
         // HDF5 refuses chunks larger than a fixed-size dataset (with an unhelpful message).
-        if (opt.chunk[d] > std::max<std::size_t>(shape[d], 1)) {
+        if (opt.chunk[d] > std::max<std::size_t>(shape[d], 1) && !(d == 0 && opt.growable)) {
             throw error(file, path,
                         "write: the chunk shape " + shape_text(opt.chunk) + " is larger than the array " +
                             shape_text(shape) + " on axis " + std::to_string(d) +
@@ -98,6 +100,98 @@ CHUNKWISE_HDF5_DECL bool set_creation_properties(hid_t dcpl, const write_options
     return true;
 }
 
+CHUNKWISE_HDF5_DECL existing_dataset open_existing_dataset(hid_t fh, const std::string& file, const std::string& path,
+                                                           hid_t mem_type, const std::vector<std::size_t>& shape,
+                                                           const write_options& opt) {
+    const std::string verb = mode_name(opt.mode);
+    const auto fail = [&](const std::string& why) { throw error(file, path, verb + ": " + why); };
+    bool there = true;  // each link on the way: H5Lexists fails where a group above is missing
+    for (std::size_t at = path.find('/', 1); there; at = path.find('/', at + 1)) {
+        there = H5Lexists(fh, path.substr(0, at).c_str(), H5P_DEFAULT) > 0;
+        if (at == std::string::npos) break;
+    }
+    H5Eclear2(H5E_DEFAULT);
+    if (!there)
+        fail("no dataset at this path (write_mode::" + verb + " writes into an existing dataset: create it first)");
+    existing_dataset e;
+    e.dataset = handle(H5Dopen2(fh, path.c_str(), H5P_DEFAULT), H5Dclose);
+    if (!e.dataset.valid()) fail("not a dataset: " + last_error());
+    const handle ftype(H5Dget_type(e.dataset.get()), H5Tclose), space(H5Dget_space(e.dataset.get()), H5Sclose);
+    const handle dcpl(H5Dget_create_plist(e.dataset.get()), H5Pclose);
+    if (!ftype.valid() || !space.valid() || !dcpl.valid()) fail("cannot read the dataset's header: " + last_error());
+    std::string defect, mem_defect;
+    const element_type have = describe_type(ftype.get(), defect), want = describe_type(mem_type, mem_defect);
+    if (!defect.empty() || have.k != want.k || have.size != want.size || have.is_enum)
+        fail("the dataset holds " + have.numpy_name() + ", the values are " + want.numpy_name() +
+             ": write values of the dataset's type");
+    const int rank = H5Sget_simple_extent_ndims(space.get());
+    e.dims.assign(static_cast<std::size_t>(std::max(rank, 0)), 0);
+    std::vector<hsize_t> most(e.dims.size(), 0);
+    H5Sget_simple_extent_dims(space.get(), e.dims.data(), most.data());
+    const std::vector<std::size_t> dims(e.dims.begin(), e.dims.end());
+    if (dims.size() != shape.size() || !std::equal(shape.begin() + 1, shape.end(), dims.begin() + 1))
+        fail("the values' shape " + shape_text(shape) + " does not fit the dataset's " + shape_text(dims) +
+             ": every axis but the first must be the dataset's");
+    if (opt.mode == write_mode::append) {
+        if (opt.first_row != 0 && opt.first_row != dims[0])
+            fail("first_row " + std::to_string(opt.first_row) + " is not the dataset's end (" +
+                 std::to_string(dims[0]) + " rows): append adds rows at the end; update writes rows inside");
+        e.first_row = dims[0];
+        if (shape[0] > 0 && most[0] != H5S_UNLIMITED && dims[0] + shape[0] > most[0])
+            fail("axis 0 is fixed at " + std::to_string(most[0]) +
+                 " rows: create the dataset with write_options::growable to append to it");
+    } else if (opt.first_row > dims[0] || shape[0] > dims[0] - opt.first_row) {
+        fail("rows [" + std::to_string(opt.first_row) + ", " + std::to_string(opt.first_row + shape[0]) +
+             ") lie past the dataset's end (" + std::to_string(dims[0]) +
+             " rows): update writes within the dataset; append adds rows");
+    } else {
+        e.first_row = opt.first_row;
+    }
+    std::vector<std::size_t> chunk;
+    if (H5Pget_layout(dcpl.get()) == H5D_CHUNKED) {
+        std::vector<hsize_t> c(dims.size(), 0);
+        H5Pget_chunk(dcpl.get(), static_cast<int>(c.size()), c.data());
+        chunk.assign(c.begin(), c.end());
+    }
+    if (!opt.chunk.empty() && opt.chunk != chunk)
+        fail("chunk " + shape_text(opt.chunk) + " differs from the dataset's " +
+             (chunk.empty() ? std::string("(contiguous)") : shape_text(chunk)));
+    std::vector<int> ids;
+    for (int k = 0, n = H5Pget_nfilters(dcpl.get()); k < n; ++k) {
+        unsigned flags = 0;
+        std::size_t nparams = 0;
+        char name[64] = {};
+        const H5Z_filter_t id =
+            H5Pget_filter2(dcpl.get(), static_cast<unsigned>(k), &flags, &nparams, nullptr, sizeof name, name, nullptr);
+        ids.push_back(static_cast<int>(id));
+        if (H5Zfilter_avail(id) <= 0) {
+            const codecs::codec* c = codecs::find_codec(static_cast<int>(id));
+            fail("the dataset's filter " + std::string(c != nullptr ? c->name : name) + " (" + std::to_string(id) +
+                 ") is not available to HDF5 here, which rewrites the chunks the rows share" +
+                 (c != nullptr && c->provider != nullptr ? std::string(" (its HDF5 plugin: ") + c->provider + ")"
+                                                         : std::string()));
+        }
+    }
+    if (opt.deflate > 0 || opt.shuffle || !opt.codec.empty()) {
+        write_options asked = opt;
+        asked.chunk = chunk;
+        std::vector<int> want_ids;
+        for (const auto& [c, r] : write_pipeline(asked, have.size)) want_ids.push_back(c->id);
+        if (want_ids != ids) fail("the filters asked for (" + options_text(asked) + ") differ from the dataset's");
+    }
+    if (!opt.dimensions.empty()) {
+        const std::vector<std::string> names = read_dimensions(e.dataset.get(), file, path);
+        if (names != opt.dimensions) {
+            std::string a, b;
+            for (const std::string& x : opt.dimensions) a += (a.empty() ? "" : ", ") + x;
+            for (const std::string& x : names) b += (b.empty() ? "" : ", ") + x;
+            fail("dimensions [" + a + "] differ from the dataset's [" + (names.empty() ? "none" : b) + "]");
+        }
+    }
+    H5Eclear2(H5E_DEFAULT);
+    return e;
+}
+
 }  // namespace detail
 }  // namespace chunkwise::h5
 
@@ -108,6 +202,13 @@ CHUNKWISE_HDF5_DECL dataset_writer::dataset_writer(const std::string& file, cons
                                                    const std::vector<std::size_t>& shape, const write_options& opt,
                                                    hid_t fapl, bool file_existed)
         : file_(file), path_(path) {
+    if (opt.mode == write_mode::append || opt.mode == write_mode::update) {
+        committed_ = true;  // nothing made
+        throw error(file, path,
+                    std::string("write: write_mode::") + mode_name(opt.mode) +
+                        " is taken by h5::write only: write_blocks, chunk_writer and stream_writer make a new dataset "
+                        "(write_mode::create or replace)");
+    }
     file_h_ = file_existed ? handle(H5Fopen(file.c_str(), H5F_ACC_RDWR, fapl), H5Fclose)
                            : handle(H5Fcreate(file.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, fapl), H5Fclose);
     if (!file_h_.valid()) fail("cannot open or create the file: " + last_error());
@@ -119,7 +220,9 @@ CHUNKWISE_HDF5_DECL dataset_writer::dataset_writer(const std::string& file, cons
     if (H5Lexists(file_h_.get(), path.c_str(), H5P_DEFAULT) > 0) replace_existing(opt.mode);
     H5Eclear2(H5E_DEFAULT);
     std::vector<hsize_t> dims(shape.begin(), shape.end());
-    handle space(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr), H5Sclose);
+    std::vector<hsize_t> most = dims;
+    if (opt.growable) most[0] = H5S_UNLIMITED;
+    handle space(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), most.data()), H5Sclose);
     handle lcpl(H5Pcreate(H5P_LINK_CREATE), H5Pclose);
     handle dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
     if (!space.valid() || !lcpl.valid() || !dcpl.valid()) fail("cannot describe the dataset: " + last_error());
@@ -132,7 +235,7 @@ CHUNKWISE_HDF5_DECL dataset_writer::dataset_writer(const std::string& file, cons
     created_dataset_ = true;
     try {
         write_attributes(dset_h_.get(), opt.attributes, file, path);
-        attach_dimensions(file_h_.get(), dset_h_.get(), file, path, opt.dimensions, shape);
+        attach_dimensions(file_h_.get(), dset_h_.get(), file, path, opt.dimensions, shape, opt.growable);
     } catch (...) {
         abandon();
         throw;

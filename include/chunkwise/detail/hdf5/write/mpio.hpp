@@ -153,6 +153,11 @@ private:
     // The file, opened or created with MPI-IO (room for the data checked first where it exists);
     // a dataset at the path refused, or unlinked where write_mode::replace asks.
     void open_file() {
+        if (opt_.mode == write_mode::append || opt_.mode == write_mode::update)  // the same on every rank
+            throw error(f_, p_,
+                        std::string("write_blocks: write_mode::") + mode_name(opt_.mode) +
+                            " is taken by h5::write only: write_blocks makes a new dataset (write_mode::create or "
+                            "replace)");
         std::string problem;
         int exists = 0;
         if (rank_ == 0) {
@@ -190,7 +195,9 @@ private:
 
     void create_dataset() {
         hshape_.assign(shape_.begin(), shape_.end());
-        handle space(H5Screate_simple(static_cast<int>(hshape_.size()), hshape_.data(), nullptr), H5Sclose);
+        std::vector<hsize_t> most = hshape_;
+        if (opt_.growable) most[0] = H5S_UNLIMITED;
+        handle space(H5Screate_simple(static_cast<int>(hshape_.size()), hshape_.data(), most.data()), H5Sclose);
         handle lcpl(H5Pcreate(H5P_LINK_CREATE), H5Pclose);
         handle dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
         H5Pset_create_intermediate_group(lcpl.get(), 1);
@@ -202,7 +209,7 @@ private:
         std::string bad_attribute;  // attribute writes are collective in parallel HDF5: every rank makes them
         try {
             write_attributes(ds_.get(), opt_.attributes, f_, p_);
-            attach_dimensions(fh_.get(), ds_.get(), f_, p_, opt_.dimensions, shape_);
+            attach_dimensions(fh_.get(), ds_.get(), f_, p_, opt_.dimensions, shape_, opt_.growable);
         } catch (const error& e) {
             const std::string w = e.what(), head = "[chunkwise.h5] " + f_ + ":" + p_ + ": ";
             bad_attribute = w.rfind(head, 0) == 0 ? w.substr(head.size()) : w;  // abandon() names file and dataset

@@ -1,0 +1,246 @@
+// The four write modes in both stores: create refuses what exists, replace replaces it, append adds rows at the end,
+// update writes rows in place keeping every other value of the chunks it touches; what does not fit the array is
+// refused naming it and changes nothing; xarray (h5netcdf, zarr-python) reads what an append made; writers of one
+// Zarr array in four processes and four threads at once, each updating single rows of shared chunks and shards, lose
+// nothing.
+#include "catch.hpp"
+#include "test_util.hpp"
+#include <chunkwise/chunkwise.hpp>
+#include <chunkwise/hdf5.hpp>
+#include <chunkwise/store.hpp>
+#include <chunkwise/zarr.hpp>
+
+#include <nlohmann/json.hpp>
+#include <xtensor/xtensor.hpp>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace h5 = chunkwise::h5;
+namespace zarr = chunkwise::zarr;
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+using chunkwise::write_mode;
+
+namespace {
+
+// rows x 4 values, value(r, c) = base + 10 r + c.
+xt::xtensor<float, 2> modes_rows(std::size_t rows, float base) {
+    xt::xtensor<float, 2> a = xt::xtensor<float, 2>::from_shape({rows, 4});
+    for (std::size_t r = 0; r < rows; ++r)
+        for (std::size_t c = 0; c < 4; ++c) a(r, c) = base + 10.0f * static_cast<float>(r) + static_cast<float>(c);
+    return a;
+}
+
+// `into` with `rows` written over its rows from `first`.
+void modes_overlay(xt::xtensor<float, 2>& into, const xt::xtensor<float, 2>& rows, std::size_t first) {
+    for (std::size_t r = 0; r < rows.shape()[0]; ++r)
+        for (std::size_t c = 0; c < 4; ++c) into(first + r, c) = rows(r, c);
+}
+
+// `a` followed by the rows of `b`.
+xt::xtensor<float, 2> modes_joined(const xt::xtensor<float, 2>& a, const xt::xtensor<float, 2>& b) {
+    xt::xtensor<float, 2> out = xt::xtensor<float, 2>::from_shape({a.shape()[0] + b.shape()[0], 4});
+    modes_overlay(out, a, 0);
+    modes_overlay(out, b, a.shape()[0]);
+    return out;
+}
+
+template <class Array>
+xt::xtensor<float, 2> modes_read(const Array& a) {
+    return a.template read<float, 2>(chunkwise::block{0, 0, a.shape()[0]});
+}
+
+xt::xtensor<float, 2> modes_h5(const fs::path& file, const std::string& path) {
+    return modes_read(h5::dataset(file, path));
+}
+
+xt::xtensor<float, 2> modes_zarr(const fs::path& store) { return modes_read(zarr::array(store)); }
+
+// What xarray sees of a store (tests/support/dimensions_peer.py).
+json modes_xarray(const std::string& args, const fs::path& out) {
+    const std::string cmd = std::string(CHUNKWISE_TEST_PYTHON) + " " + CHUNKWISE_TEST_SUPPORT_DIR +
+                            "/dimensions_peer.py " + args + " " + out.string();
+    REQUIRE(std::system(cmd.c_str()) == 0);
+    std::ifstream in(out);
+    return json::parse(in);
+}
+
+double modes_sum(const xt::xtensor<float, 2>& a) {
+    double s = 0;
+    for (float v : a) s += static_cast<double>(v);
+    return s;
+}
+
+}  // namespace
+
+TEST_CASE("write modes: update keeps the rest of each chunk, append adds rows, in both stores", "[store][modes]") {
+    const fs::path dir = test::scratch("write-modes");
+    const auto first = modes_rows(10, 0.0f), patch = modes_rows(3, 1000.0f), more = modes_rows(5, 5000.0f);
+    xt::xtensor<float, 2> want = first;
+    modes_overlay(want, patch, 4);  // rows 4-6: inside chunks of 3 rows (3-5, 6-8), sharing both
+    want = modes_joined(want, more);
+
+    SECTION("HDF5: a growable dataset, deflate and shuffle, chunks of 3 rows") {
+        const fs::path file = dir / "m.h5";
+        h5::write(file, "run/x", first, {.chunk = {3, 2}, .deflate = 4, .shuffle = true, .growable = true});
+        h5::write(file, "run/x", patch, {.mode = write_mode::update, .first_row = 4});
+        h5::write(file, "run/x", more, {.mode = write_mode::append});
+        CHECK(bool(modes_h5(file, "run/x") == want));
+        // zero rows: nothing changes
+        h5::write(file, "run/x", modes_rows(0, 0.0f), {.mode = write_mode::append});
+        CHECK(bool(modes_h5(file, "run/x") == want));
+        // an empty growable dataset takes appends
+        h5::write(file, "empty", modes_rows(0, 0.0f), {.growable = true});
+        h5::write(file, "empty", first, {.mode = write_mode::append});
+        h5::write(file, "empty", more, {.mode = write_mode::append});
+        CHECK(bool(modes_h5(file, "empty") == modes_joined(first, more)));
+    }
+    SECTION("Zarr v2 and v3, sharded, compressed") {
+        for (const zarr::write_options& o : {zarr::write_options{.chunk = {3, 2}, .codec = "zstd"},
+                                             zarr::write_options{.chunk = {3, 2}, .codec = "blosc", .format = 3},
+                                             zarr::write_options{.chunk = {2, 2}, .format = 3, .shard = {4, 4}}}) {
+            const fs::path store = dir / ("m" + std::to_string(o.format) + (o.shard.empty() ? "" : "s") + ".zarr");
+            zarr::write(store, first, o);
+            zarr::write(store, patch, {.mode = write_mode::update, .first_row = 4});
+            // the options the array was made with are accepted again
+            zarr::write_options again = o;
+            again.mode = write_mode::append;
+            zarr::write(store, more, again);
+            CHECK(bool(modes_zarr(store) == want));
+            CHECK(zarr::array(store).shape() == std::vector<std::size_t>{15, 4});
+        }
+    }
+}
+
+TEST_CASE("write modes: xarray reads the appended arrays, with their dimension names", "[store][modes][peers]") {
+    const fs::path dir = test::scratch("write-modes-xarray");
+    const auto a = modes_rows(7, 0.0f), b = modes_rows(4, 100.0f);
+    const std::vector<std::string> dims{"frame", "atom"};
+    h5::write(dir / "p.h5", "x", a, {.chunk = {2, 4}, .growable = true, .dimensions = dims});
+    h5::write(dir / "p.h5", "x", b, {.mode = write_mode::append, .dimensions = dims});
+    zarr::create_group(dir / "p.zarr");
+    zarr::write(dir / "p.zarr/x", a, {.chunk = {2, 4}, .dimensions = dims});
+    zarr::write(dir / "p.zarr/x", b, {.mode = write_mode::append, .dimensions = dims});
+    const double sum = modes_sum(modes_joined(a, b));
+    for (const json& v : {modes_xarray("h5 " + (dir / "p.h5").string() + " /", dir / "h5.json"),
+                          modes_xarray("zarr " + (dir / "p.zarr").string(), dir / "zarr.json")}) {
+        CHECK(v["dims"]["frame"] == 11);
+        CHECK(v["vars"]["x"]["dims"] == json({"frame", "atom"}));
+        CHECK(v["vars"]["x"]["sum"].get<double>() == sum);
+    }
+}
+
+TEST_CASE("write modes: what does not fit is refused naming it, and nothing changes", "[store][modes][errors]") {
+    const fs::path dir = test::scratch("write-modes-errors");
+    const auto first = modes_rows(6, 0.0f), three = modes_rows(3, 1.0f);
+    const fs::path file = dir / "e.h5", store = dir / "e.zarr";
+    h5::write(file, "x", first, {.chunk = {2, 4}, .growable = true, .dimensions = {"t", "c"}});
+    h5::write(file, "fixed", first);
+    zarr::write(store, first, {.chunk = {2, 4}, .codec = "gzip", .dimensions = {"t", "c"}});
+    const auto h5_fails = [&](const std::string& path, const auto& values, const h5::write_options& o,
+                              const std::string& words) {
+        CHECK_THROWS_AS(h5::write(file, path, values, o), h5::error);
+        CHECK_THROWS_WITH(h5::write(file, path, values, o), Catch::Matchers::Contains(words));
+    };
+    const auto zarr_fails = [&](const fs::path& where, const auto& values, const zarr::write_options& o,
+                                const std::string& words) {
+        CHECK_THROWS_AS(zarr::write(where, values, o), zarr::error);
+        CHECK_THROWS_WITH(zarr::write(where, values, o), Catch::Matchers::Contains(words));
+    };
+    const xt::xtensor<double, 2> doubles = xt::zeros<double>({2, 4});
+    const xt::xtensor<float, 2> wide = xt::zeros<float>({2, 5});
+    h5_fails("x", doubles, {.mode = write_mode::append}, "append: the dataset holds float32, the values are float64");
+    zarr_fails(store, doubles, {.mode = write_mode::append}, "append: the array holds float32, the values are float64");
+    h5_fails("x", wide, {.mode = write_mode::append}, "does not fit the dataset's (6, 4)");
+    zarr_fails(store, wide, {.mode = write_mode::append}, "the values' shape [2,5] does not fit the array's [6,4]");
+    h5_fails("x", three, {.mode = write_mode::update, .first_row = 4},
+             "update: rows [4, 7) lie past the dataset's end");
+    zarr_fails(store, three, {.mode = write_mode::update, .first_row = 4}, "update: rows [4, 7) lie past the array's");
+    h5_fails("missing", three, {.mode = write_mode::update}, "update: no dataset at this path");
+    zarr_fails(dir / "missing.zarr", three, {.mode = write_mode::update}, "update: no Zarr array here");
+    h5_fails("x", three, {}, "the dataset already exists: not overwritten (write_mode::create");
+    zarr_fails(store, three, {}, "holds a Zarr array or group already: not overwritten (write_mode::create");
+    h5_fails("fixed", three, {.mode = write_mode::append}, "axis 0 is fixed at 6 rows: create the dataset with");
+    h5_fails("x", three, {.chunk = {3, 4}, .mode = write_mode::append},
+             "chunk (3, 4) differs from the dataset's (2, 4)");
+    zarr_fails(store, three, {.chunk = {3, 4}, .mode = write_mode::append},
+               "chunk [3,4] differs from the array's [2,4]");
+    zarr_fails(store, three, {.codec = "zstd", .mode = write_mode::append}, "codec zstd differs from the array's gzip");
+    h5_fails("x", three, {.mode = write_mode::append, .dimensions = {"u", "c"}}, "dimensions [u, c] differ");
+    zarr_fails(store, three, {.mode = write_mode::append, .dimensions = {"u", "c"}}, R"(dimensions ["u", "c"] differ)");
+    zarr_fails(store, three, {.mode = write_mode::append, .first_row = 2}, "first_row 2 is not the array's end");
+    // write_blocks makes a new array only
+    const auto results = [&] { return chunkwise::partial_results<xt::xtensor<float, 2>>(1, {0}, {three}); };
+    chunkwise::serial_policy serial;
+    CHECK_THROWS_WITH(zarr::write_blocks(serial, store, results(), {.mode = write_mode::append}),
+                      Catch::Matchers::Contains("write_mode::append is taken by zarr::write only"));
+    CHECK_THROWS_WITH(h5::write_blocks(serial, file, "x", results(), {.mode = write_mode::update}),
+                      Catch::Matchers::Contains("write_mode::update is taken by h5::write only"));
+    // nothing changed
+    CHECK(bool(modes_h5(file, "x") == first));
+    CHECK(bool(modes_zarr(store) == first));
+    CHECK(zarr::array(store).dimensions() == std::vector<std::string>{"t", "c"});
+}
+
+// Four writers update interleaved single rows of one sharded v3 array (every chunk and shard holds rows of all four),
+// each on its own with no collective between them, 50 rounds: every value written is read back, every time.
+TEST_CASE("write modes: four processes and four threads updating rows of shared chunks and shards lose nothing",
+          "[store][modes][concurrency]") {
+    const fs::path store = test::scratch("write-modes-races") / "r.zarr";
+    constexpr std::size_t rows = 16, writers = 4, rounds = 50;
+    zarr::write(store, modes_rows(rows, 0.0f), {.chunk = {4, 2}, .codec = "zstd", .format = 3, .shard = {8, 4}});
+    const auto write_rows = [&](std::size_t w, std::size_t round) {
+        for (std::size_t r = w; r < rows; r += writers) {
+            xt::xtensor<float, 2> one = xt::xtensor<float, 2>::from_shape({1, 4});
+            for (std::size_t c = 0; c < 4; ++c) one(0, c) = static_cast<float>(1000 * round + 10 * r + c);
+            zarr::write(store, one, {.mode = write_mode::update, .first_row = r});
+        }
+    };
+    const auto check_round = [&](std::size_t round) {
+        const auto got = modes_zarr(store);
+        std::size_t lost = 0;
+        for (std::size_t r = 0; r < rows; ++r)
+            for (std::size_t c = 0; c < 4; ++c) lost += got(r, c) != static_cast<float>(1000 * round + 10 * r + c);
+        return lost;
+    };
+    std::size_t lost = 0;
+    for (std::size_t round = 1; round <= rounds; ++round) {
+        std::vector<pid_t> children;
+        for (std::size_t w = 0; w < writers; ++w) {
+            const pid_t pid = ::fork();
+            if (pid == 0) {
+                try {
+                    write_rows(w, round);
+                } catch (...) {
+                    ::_exit(1);
+                }
+                ::_exit(0);
+            }
+            children.push_back(pid);
+        }
+        int failed = 0;
+        for (pid_t pid : children) {
+            int status = 0;
+            ::waitpid(pid, &status, 0);
+            failed += !(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+        }
+        REQUIRE(failed == 0);
+        lost += check_round(round);
+    }
+    CHECK(lost == 0);
+    for (std::size_t round = rounds + 1; round <= rounds + 10; ++round) {
+        std::vector<std::thread> threads;
+        for (std::size_t w = 0; w < writers; ++w) threads.emplace_back(write_rows, w, round);
+        for (std::thread& t : threads) t.join();
+        lost += check_round(round);
+    }
+    CHECK(lost == 0);
+}
