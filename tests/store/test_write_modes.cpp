@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -214,6 +215,7 @@ TEST_CASE("write modes: four processes and four threads updating rows of shared 
     std::size_t lost = 0;
     for (std::size_t round = 1; round <= rounds; ++round) {
         std::vector<pid_t> children;
+        std::fflush(nullptr);  // nothing buffered is written again by a child
         for (std::size_t w = 0; w < writers; ++w) {
             const pid_t pid = ::fork();
             if (pid == 0) {
