@@ -13,9 +13,11 @@
 #include <nlohmann/json.hpp>
 #include <xtensor/xtensor.hpp>
 
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -245,4 +247,127 @@ TEST_CASE("write modes: four processes and four threads updating rows of shared 
         lost += check_round(round);
     }
     CHECK(lost == 0);
+}
+
+// Two processes make the same Zarr store at once, 20 times over: one succeeds and the other is refused, having
+// waited for the first; the store holds the first's array whole.
+TEST_CASE("write modes: two processes creating one Zarr store: one succeeds, the other is refused",
+          "[store][modes][concurrency]") {
+    const fs::path dir = test::scratch("write-modes-create-race");
+    for (int round = 0; round < 20; ++round) {
+        const fs::path store = dir / ("s" + std::to_string(round) + ".zarr");
+        int go[2];
+        REQUIRE(::pipe(go) == 0);
+        std::fflush(nullptr);
+        std::vector<pid_t> children;
+        for (int w = 0; w < 2; ++w) {
+            const pid_t pid = ::fork();
+            if (pid == 0) {
+                ::close(go[1]);
+                char c = 0;
+                (void)::read(go[0], &c, 1);  // both start together
+                try {                        // different shapes, chunks and codecs: a mix of both would not read
+                    zarr::write(store,
+                                modes_rows(40 + 20 * static_cast<std::size_t>(w), 1000.0f * static_cast<float>(w)),
+                                {.chunk = {3 + static_cast<std::size_t>(w), 4},
+                                 .codec = w == 0 ? "zstd" : "gzip",
+                                 .format = 2 + w});
+                } catch (const zarr::error& e) {
+                    const bool refused = std::string(e.what()).find("not overwritten") != std::string::npos;
+                    ::_exit(refused ? 2 : 3);
+                } catch (...) {
+                    ::_exit(4);
+                }
+                ::_exit(0);
+            }
+            children.push_back(pid);
+        }
+        ::close(go[0]);
+        ::close(go[1]);  // go
+        std::vector<int> codes;
+        for (pid_t pid : children) {
+            int status = 0;
+            ::waitpid(pid, &status, 0);
+            codes.push_back(WIFEXITED(status) ? WEXITSTATUS(status) : 100);
+        }
+        INFO("round " << round << ": exit codes " << codes[0] << " and " << codes[1]);
+        REQUIRE(((codes[0] == 0 && codes[1] == 2) || (codes[0] == 2 && codes[1] == 0)));
+        const std::size_t winner = codes[0] == 0 ? 0 : 1;
+        const zarr::array a(store);
+        CHECK(a.format() == 2 + static_cast<int>(winner));
+        CHECK(bool(modes_read(a) == modes_rows(40 + 20 * winner, 1000.0f * static_cast<float>(winner))));
+    }
+}
+
+// A writer killed (SIGKILL) in the middle of an append or an update, at random moments, 12 times each: the array
+// reads, by chunkwise and by zarr-python, at its old extent or its new one (every row's values whole), and each chunk
+// holds the values of one update.
+TEST_CASE("write modes: a Zarr writer killed during an append or an update leaves the array readable",
+          "[store][modes][crash]") {
+    const fs::path dir = test::scratch("write-modes-crash");
+    constexpr std::size_t step = 400, width = 64;
+    const auto block_of = [&](std::size_t first, std::size_t rows, float round) {
+        xt::xtensor<float, 2> a = xt::xtensor<float, 2>::from_shape({rows, width});
+        for (std::size_t r = 0; r < rows; ++r)
+            for (std::size_t c = 0; c < width; ++c)
+                a(r, c) = round * 1e6f + static_cast<float>((first + r) * width + c) / 64.0f;
+        return a;
+    };
+    const auto killed_after = [](int micros, const auto& work) {
+        std::fflush(nullptr);
+        const pid_t pid = ::fork();
+        if (pid == 0) {
+            try {
+                work();
+            } catch (...) {
+                ::_exit(3);
+            }
+            ::_exit(0);
+        }
+        ::usleep(static_cast<useconds_t>(micros));
+        ::kill(pid, SIGKILL);
+        int status = 0;
+        ::waitpid(pid, &status, 0);
+        return WIFSIGNALED(status);
+    };
+    const fs::path store = dir / "append.zarr";
+    zarr::write(store, block_of(0, step, 0.0f), {.chunk = {10, width}, .codec = "zstd"});
+    int killed = 0;
+    for (int k = 0; k < 12; ++k) {
+        killed += killed_after(2000 + 3000 * k, [&] {
+            for (int n = 0; n < 1000; ++n) {
+                const std::size_t rows = zarr::array(store).shape()[0];
+                zarr::write(store, block_of(rows, step, 0.0f), {.mode = write_mode::append});
+            }
+        });
+        const zarr::array a(store);
+        const std::size_t rows = a.shape()[0];
+        INFO("kill " << k << ": " << rows << " rows");
+        CHECK(rows % step == 0);
+        CHECK(bool(modes_read(a) == block_of(0, rows, 0.0f)) == true);
+    }
+    CHECK(killed > 0);
+    const fs::path u = dir / "update.zarr";
+    zarr::write(u, block_of(0, 2000, 0.0f), {.chunk = {10, width}, .codec = "zstd", .format = 3, .shard = {40, width}});
+    for (int k = 0; k < 12; ++k) {
+        killed_after(2000 + 3000 * k, [&] {
+            for (int n = 1; n < 1000; ++n)
+                zarr::write(u, block_of(0, 2000, static_cast<float>(n)), {.mode = write_mode::update});
+        });
+        const xt::xtensor<float, 2> got = modes_read(zarr::array(u));
+        std::size_t torn = 0;
+        for (std::size_t g = 0; g < 2000; g += 40) {  // one shard: the values of one update
+            const float round = std::floor(got(g, 0) / 1e6f);
+            const auto want = block_of(0, 2000, round);
+            for (std::size_t r = g; r < g + 40; ++r)
+                for (std::size_t c = 0; c < width; ++c) torn += got(r, c) != want(r, c);
+        }
+        CHECK(torn == 0);
+    }
+    // zarr-python reads the appended array after the kills
+    const std::string cmd = std::string(CHUNKWISE_TEST_PYTHON) + " -c \"import zarr, sys; a = zarr.open_array('" +
+                            store.string() + "', mode='r'); sys.exit(0 if a.shape[0] % " + std::to_string(step) +
+                            " == 0 and float(a[-1, -1]) == (a.shape[0] * " + std::to_string(width) +
+                            " - 1) / 64.0 else 1)\"";
+    CHECK(std::system(cmd.c_str()) == 0);
 }

@@ -109,6 +109,7 @@ public:
             abandon();
             throw;
         }
+        hold_.release();  // the array is made: the next writer of this store may go on
         detail::list_in_groups(store_, plan_);
     }
 
@@ -155,13 +156,13 @@ private:
 
     // The store made ready (by the root under MPI, every rank waiting for it); true where it was created.
     bool prepare() {
-        if (!c_.distributed()) return detail::prepare_store(store_, plan_.mode);
+        if (!c_.distributed()) return detail::prepare_store(store_, plan_.mode, hold_);
         bool created = false;
         std::string problem;
         std::exception_ptr mine;
         if (c_.root) {
             try {
-                created = detail::prepare_store(store_, plan_.mode);
+                created = detail::prepare_store(store_, plan_.mode, hold_);
             } catch (const std::exception& e) {
                 problem = e.what();
                 mine = std::current_exception();
@@ -260,6 +261,7 @@ private:
     chunkwise::detail::stream_collective c_;
     std::string store_;
     detail::plan plan_;
+    detail::store_lock hold_;  // the root's: slot 0 of the store's lock, until the metadata is written
     bool created_ = false;
     bool closed_ = false;
     chunkwise::detail::stream_rows<T> rows_;

@@ -296,7 +296,8 @@ void write(const std::filesystem::path& path, const Array& array, const write_op
         return;
     }
     const detail::plan p = detail::make_plan<T>(store, chunkwise::detail::result_shape(array), opt);
-    const bool created = detail::prepare_store(store, p.mode);
+    detail::store_lock hold;  // held until the metadata is written: a second writer of this store waits
+    const bool created = detail::prepare_store(store, p.mode, hold);
     try {
         const std::vector<detail::slab<T>> slabs{{0, p.shape[0], array.data()}};
         for (std::size_t g = 0; g * p.grid[0] < p.shape[0]; ++g) detail::write_grid_row<T>(store, p, slabs, g);

@@ -72,7 +72,8 @@ public:
         learn_places();
         p_ = make_plan<T>(store_, shape_, opt_);
         // The root prepares the store (marked unfinished until its metadata is written, last).
-        root_step(policy_, store_, "could not prepare the store", [&] { created_ = prepare_store(store_, p_.mode); });
+        root_step(policy_, store_, "could not prepare the store",
+                  [&] { created_ = prepare_store(store_, p_.mode, hold_); });
         assign_owners();
         slabs_ = owned_slabs<T>(places_, data_, local_);
         if constexpr (distributed) exchange_shared_rows();
@@ -228,7 +229,10 @@ private:
             if (first_) std::rethrow_exception(first_);
             throw error(store_, "", "write_blocks failed on another rank: " + agreed_);
         }
-        root_step(policy_, store_, "could not write the metadata", [&] { write_metadata<T>(store_, p_); });
+        root_step(policy_, store_, "could not write the metadata", [&] {
+            write_metadata<T>(store_, p_);
+            hold_.release();  // the array is made: the next writer of this store may go on
+        });
         // The array is finished: a failure from here on leaves it whole.
         root_step(policy_, store_, "could not list the array in its groups", [&] { list_in_groups(store_, p_); });
     }
@@ -240,6 +244,7 @@ private:
     const write_options& opt_;
     std::size_t me_ = 0, unit_ = 1;
     plan p_;
+    store_lock hold_;  // the root's: slot 0 of the store's lock, until the metadata is written
     bool created_ = false;
     std::vector<std::size_t> inner_, shape_, owner_;
     std::vector<block_place> places_;

@@ -28,32 +28,6 @@
 
 namespace chunkwise::zarr::detail {
 
-/// The file of a store whose byte ranges writers of existing arrays lock.
-inline constexpr const char* lock_file = ".chunkwise-lock";
-
-/// Locks on byte ranges of the store's lock file (Linux open file description locks, `fcntl F_OFD_SETLKW`): slot 0
-/// guards the extent (shared by updates, exclusive to an append), slot 1 + g the grid row g of chunks (or shards)
-/// while it is read, merged and rewritten. The kernel releases them when the holder ends, however it ends: no lock
-/// outlives its process, and `lslocks` names the holder. Each object holds its own locks (threads and processes
-/// alike).
-class store_lock {
-public:
-    /// Opens (creates) the lock file of `store`. \throws zarr::error where it cannot
-    explicit store_lock(const std::string& store);
-    ~store_lock();
-    store_lock(const store_lock&) = delete;
-    store_lock& operator=(const store_lock&) = delete;
-
-    /// Waits for `slot`, exclusive or shared. \throws zarr::error where locking fails
-    void lock(std::uint64_t slot, bool exclusive);
-    /// Gives `slot` back.
-    void unlock(std::uint64_t slot) noexcept;
-
-private:
-    std::string store_;
-    int fd_ = -1;
-};
-
 /// An existing array that an append or update writes into.
 struct existing_array {
     std::string metadata_name;           // ".zarray" or "zarr.json"

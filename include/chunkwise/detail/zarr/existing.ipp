@@ -5,38 +5,6 @@
 
 namespace chunkwise::zarr::detail {
 
-CHUNKWISE_ZARR_DECL store_lock::store_lock(const std::string& store) : store_(store) {
-    const std::string file = (std::filesystem::path(store) / lock_file).string();
-    fd_ = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (fd_ < 0)
-        throw error(store, "", std::string("its lock file .chunkwise-lock cannot be opened: ") + std::strerror(errno));
-}
-
-CHUNKWISE_ZARR_DECL store_lock::~store_lock() { ::close(fd_); }  // every lock of this descriptor released
-
-CHUNKWISE_ZARR_DECL void store_lock::lock(std::uint64_t slot, bool exclusive) {
-    struct flock range {};
-    range.l_type = exclusive ? F_WRLCK : F_RDLCK;
-    range.l_whence = SEEK_SET;
-    range.l_start = static_cast<off_t>(slot);
-    range.l_len = 1;
-    while (::fcntl(fd_, F_OFD_SETLKW, &range) != 0) {
-        if (errno != EINTR)
-            throw error(store_, "",
-                        std::string("its lock file .chunkwise-lock cannot be locked: ") + std::strerror(errno));
-    }
-}
-
-CHUNKWISE_ZARR_DECL void store_lock::unlock(std::uint64_t slot) noexcept {
-    struct flock range {};
-    range.l_type = F_UNLCK;
-    range.l_whence = SEEK_SET;
-    range.l_start = static_cast<off_t>(slot);
-    range.l_len = 1;
-    (void)::fcntl(fd_, F_OFD_SETLK, &range);
-}
-
-// The text of a shape, "[2, 3]".
 inline std::string existing_shape_text(const std::vector<std::size_t>& s) { return json(s).dump(); }
 
 // The codec entry of a v2 .zarray's compressor, or of a v3 codec list (the inner list of a shard), that is neither

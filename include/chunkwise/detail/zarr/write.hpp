@@ -18,6 +18,7 @@
 #include <bit>
 #include <cerrno>
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <limits>
@@ -80,11 +81,46 @@ CHUNKWISE_ZARR_DECL store_content content_of(const std::string& store);
 /// Removes everything inside `store` (and the directory itself where `remove_dir`).
 CHUNKWISE_ZARR_DECL void clear_store(const std::string& store, bool remove_dir);
 
+/// The file of a store whose byte ranges its writers lock.
+inline constexpr const char* lock_file = ".chunkwise-lock";
+
+/// Locks on byte ranges of the store's lock file (Linux open file description locks, `fcntl F_OFD_SETLKW`): slot 0
+/// guards the array's metadata and extent (exclusive to a write that makes the array, from its first check of the
+/// store to its metadata, and to an append; shared by updates), slot 1 + g the grid row g of chunks (or shards)
+/// while an append or update reads, merges and rewrites it. The kernel releases them when the holder ends, however it
+/// ends: no lock outlives its process, and `lslocks` names the holder. Each object holds its own locks (threads and
+/// processes alike).
+class store_lock {
+public:
+    /// Holds nothing until open().
+    store_lock() = default;
+    /// Opens (creates) the lock file of `store`. \throws zarr::error where it cannot
+    explicit store_lock(const std::string& store) { open(store); }
+    /// Opens (creates) the lock file of the existing directory `store`. \throws zarr::error where it cannot
+    void open(const std::string& store);
+    ~store_lock();
+    store_lock(const store_lock&) = delete;
+    store_lock& operator=(const store_lock&) = delete;
+
+    /// Waits for `slot`, exclusive or shared. \throws zarr::error where locking fails
+    void lock(std::uint64_t slot, bool exclusive);
+    /// Gives `slot` back.
+    void unlock(std::uint64_t slot) noexcept;
+    /// Gives every slot back (the lock file closed); open() may follow.
+    void release() noexcept;
+
+private:
+    std::string store_;
+    int fd_ = -1;
+};
+
 /// Makes `store` ready for a new array and marks it unfinished; returns true where it created the
-/// directory. An unfinished write there is cleared. Where it holds a Zarr array or group already,
+/// directory. First it takes slot 0 of the store's lock in `hold`, exclusive, which the caller keeps
+/// until the metadata is written: a second writer of the same store waits, then finds the array
+/// made. An unfinished write there is cleared. Where it holds a Zarr array or group already,
 /// `create` refuses and `replace` empties it first (zarr-python's mode "w"); anything else in it
 /// is refused, whatever the mode.
-CHUNKWISE_ZARR_DECL bool prepare_store(const std::string& store, write_mode mode);
+CHUNKWISE_ZARR_DECL bool prepare_store(const std::string& store, write_mode mode, store_lock& hold);
 
 /// Ends a write: the metadata file (`name`, `text`) put in place, then the unfinished mark removed.
 CHUNKWISE_ZARR_DECL void finish_store(const std::string& store, const std::string& name, const std::string& text);

@@ -56,8 +56,9 @@ CHUNKWISE_ZARR_DECL store_content content_of(const std::string& store) {
     if (!fs::is_directory(st)) throw error(store, "", "is a file, not a directory store");
     bool empty = true, zarr = false, marker = false;
     for (const auto& e : fs::directory_iterator(store, ec)) {
-        empty = false;
         const std::string n = e.path().filename().string();
+        if (n == lock_file) continue;  // its writers' lock: no content
+        empty = false;
         if (n == ".zarray" || n == "zarr.json" || n == ".zgroup") zarr = true;
         if (n == unfinished_marker) marker = true;
     }
@@ -77,6 +78,7 @@ CHUNKWISE_ZARR_DECL void clear_store(const std::string& store, bool remove_dir) 
         return;
     }
     for (const auto& e : fs::directory_iterator(store, ec)) {
+        if (e.path().filename() == lock_file) continue;  // held by this write, perhaps waited on by another
         fs::remove_all(e.path(), ec);
         if (ec)
             throw error(store, "",
@@ -84,7 +86,46 @@ CHUNKWISE_ZARR_DECL void clear_store(const std::string& store, bool remove_dir) 
     }
 }
 
-CHUNKWISE_ZARR_DECL bool prepare_store(const std::string& store, write_mode mode) {
+CHUNKWISE_ZARR_DECL void store_lock::open(const std::string& store) {
+    store_ = store;
+    release();
+    const std::string file = (std::filesystem::path(store) / lock_file).string();
+    fd_ = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd_ < 0)
+        throw error(store, "", std::string("its lock file .chunkwise-lock cannot be opened: ") + std::strerror(errno));
+}
+
+CHUNKWISE_ZARR_DECL store_lock::~store_lock() { release(); }
+
+CHUNKWISE_ZARR_DECL void store_lock::release() noexcept {
+    if (fd_ >= 0) ::close(fd_);  // every lock of this descriptor released
+    fd_ = -1;
+}  // every lock of this descriptor released
+
+CHUNKWISE_ZARR_DECL void store_lock::lock(std::uint64_t slot, bool exclusive) {
+    struct flock range {};
+    range.l_type = exclusive ? F_WRLCK : F_RDLCK;
+    range.l_whence = SEEK_SET;
+    range.l_start = static_cast<off_t>(slot);
+    range.l_len = 1;
+    while (::fcntl(fd_, F_OFD_SETLKW, &range) != 0) {
+        if (errno != EINTR)
+            throw error(store_, "",
+                        std::string("its lock file .chunkwise-lock cannot be locked: ") + std::strerror(errno));
+    }
+}
+
+CHUNKWISE_ZARR_DECL void store_lock::unlock(std::uint64_t slot) noexcept {
+    struct flock range {};
+    range.l_type = F_UNLCK;
+    range.l_whence = SEEK_SET;
+    range.l_start = static_cast<off_t>(slot);
+    range.l_len = 1;
+    (void)::fcntl(fd_, F_OFD_SETLK, &range);
+}
+
+// The text of a shape, "[2, 3]".
+CHUNKWISE_ZARR_DECL bool prepare_store(const std::string& store, write_mode mode, store_lock& hold) {
     namespace fs = std::filesystem;
     std::error_code ec;
     if (mode == write_mode::append || mode == write_mode::update)
@@ -92,17 +133,23 @@ CHUNKWISE_ZARR_DECL bool prepare_store(const std::string& store, write_mode mode
                     std::string("write_mode::") + mode_name(mode) +
                         " is taken by zarr::write only: write_blocks and the stream writer make a new array "
                         "(write_mode::create or replace)");
+    const auto refuse_foreign = [&](store_content c) {
+        if (c == store_content::foreign)
+            throw error(store, "", "exists and holds files that are not a Zarr array: not overwritten");
+    };
+    refuse_foreign(content_of(store));  // before anything is made there (a file there is refused too)
+    const bool created = !fs::exists(store, ec);
+    fs::create_directories(store, ec);
+    if (ec) throw error(store, "", "cannot be created: " + ec.message());
+    hold.open(store);
+    hold.lock(0, true);  // a second writer of this store waits here, and then finds what the first made
     const store_content c = content_of(store);
-    if (c == store_content::foreign)
-        throw error(store, "", "exists and holds files that are not a Zarr array: not overwritten");
+    refuse_foreign(c);
     if (c == store_content::zarr && mode == write_mode::create)
         throw error(store, "",
                     "holds a Zarr array or group already: not overwritten (write_mode::create; "
                     "ask for write_mode::replace to replace it)");
     if (c != store_content::empty) clear_store(store, false);
-    const bool created = !fs::exists(store, ec);
-    fs::create_directories(store, ec);
-    if (ec) throw error(store, "", "cannot be created: " + ec.message());
     const std::string note = "a chunkwise write of this store began and has not finished\n";
     write_file(store, unfinished_marker, reinterpret_cast<const unsigned char*>(note.data()), note.size());
     return created;
