@@ -180,13 +180,11 @@ TEST_CASE("write modes: what does not fit is refused naming it, and nothing chan
     h5_fails("x", three, {.mode = write_mode::append, .dimensions = {"u", "c"}}, "dimensions [u, c] differ");
     zarr_fails(store, three, {.mode = write_mode::append, .dimensions = {"u", "c"}}, R"(dimensions ["u", "c"] differ)");
     zarr_fails(store, three, {.mode = write_mode::append, .first_row = 2}, "first_row 2 is not the array's end");
-    // write_blocks makes a new array only
-    const auto results = [&] { return chunkwise::partial_results<xt::xtensor<float, 2>>(1, {0}, {three}); };
-    chunkwise::serial_policy serial;
-    CHECK_THROWS_WITH(zarr::write_blocks(serial, store, results(), {.mode = write_mode::append}),
-                      Catch::Matchers::Contains("write_mode::append is taken by zarr::write only"));
-    CHECK_THROWS_WITH(h5::write_blocks(serial, file, "x", results(), {.mode = write_mode::update}),
-                      Catch::Matchers::Contains("write_mode::update is taken by h5::write only"));
+    // the stream writers and chunk_writer make a new array only
+    CHECK_THROWS_WITH(zarr::stream_writer<float>(store, {3, 4}, {.mode = write_mode::append}),
+                      Catch::Matchers::Contains("write_mode::append is taken by zarr::write and zarr::write_blocks"));
+    CHECK_THROWS_WITH(h5::stream_writer<float>(file, "x", {3, 4}, {.chunk = {2, 4}, .mode = write_mode::update}),
+                      Catch::Matchers::Contains("write_mode::update is taken by h5::write and h5::write_blocks"));
     // nothing changed
     CHECK(bool(modes_h5(file, "x") == first));
     CHECK(bool(modes_zarr(store) == first));
@@ -370,4 +368,54 @@ TEST_CASE("write modes: a Zarr writer killed during an append or an update leave
                             " == 0 and float(a[-1, -1]) == (a.shape[0] * " + std::to_string(width) +
                             " - 1) / 64.0 else 1)\"";
     CHECK(std::system(cmd.c_str()) == 0);
+}
+
+// write_blocks with append and update, serial and on threads, in both stores: each block's result at its rows from
+// the array's end or from first_row, blocks sharing chunks with each other and with the rows kept.
+TEST_CASE("write modes: write_blocks appends and updates, serial and on threads, in both stores",
+          "[store][modes][threads]") {
+    const fs::path dir = test::scratch("write-modes-blocks");
+    const auto first = modes_rows(20, 0.0f);
+    // 5 blocks of 3 rows: not aligned to the chunks of 4 rows
+    const auto blocks = chunkwise::partition(15, chunkwise::parts{5});
+    const auto result_of = [](const chunkwise::block& b) {
+        return modes_rows(b.size(), 100.0f * static_cast<float>(b.index + 1));
+    };
+    xt::xtensor<float, 2> all = xt::xtensor<float, 2>::from_shape({15, 4});
+    for (const chunkwise::block& b : blocks) modes_overlay(all, result_of(b), b.begin);
+    xt::xtensor<float, 2> updated = first;
+    modes_overlay(updated, all, 3);  // rows 3-17
+    const xt::xtensor<float, 2> appended = modes_joined(updated, all);
+    chunkwise::serial_policy serial;
+    chunkwise::thread_policy threads{4};
+    int n = 0;
+    const auto both = [&](auto& policy) {
+        const fs::path file = dir / ("b" + std::to_string(n) + ".h5"),
+                       store = dir / ("b" + std::to_string(n) + ".zarr");
+        ++n;
+        h5::write(file, "x", first, {.chunk = {4, 4}, .deflate = 3, .growable = true});
+        zarr::write(store, first, {.chunk = {4, 2}, .codec = "zstd", .format = 3, .shard = {8, 4}});
+        h5::write_blocks(policy, file, "x", chunkwise::map_blocks(policy, blocks, result_of),
+                         {.mode = write_mode::update, .first_row = 3});
+        zarr::write_blocks(policy, store, chunkwise::map_blocks(policy, blocks, result_of),
+                           {.mode = write_mode::update, .first_row = 3});
+        CHECK(bool(modes_h5(file, "x") == updated));
+        CHECK(bool(modes_zarr(store) == updated));
+        h5::write_blocks(policy, file, "x", chunkwise::map_blocks(policy, blocks, result_of),
+                         {.mode = write_mode::append});
+        zarr::write_blocks(policy, store, chunkwise::map_blocks(policy, blocks, result_of),
+                           {.mode = write_mode::append});
+        CHECK(bool(modes_h5(file, "x") == appended));
+        CHECK(bool(modes_zarr(store) == appended));
+        // past the end: refused, nothing changed
+        CHECK_THROWS_WITH(zarr::write_blocks(policy, store, chunkwise::map_blocks(policy, blocks, result_of),
+                                             {.mode = write_mode::update, .first_row = 30}),
+                          Catch::Matchers::Contains("update: rows [30, 45) lie past the array's end (35 rows)"));
+        CHECK_THROWS_WITH(h5::write_blocks(policy, file, "x", chunkwise::map_blocks(policy, blocks, result_of),
+                                           {.mode = write_mode::update, .first_row = 30}),
+                          Catch::Matchers::Contains("update: rows [30, 45) lie past the dataset's end (35 rows)"));
+        CHECK(bool(modes_zarr(store) == appended));
+    };
+    SECTION("serial") { both(serial); }
+    SECTION("threads") { both(threads); }
 }

@@ -50,13 +50,19 @@ CHUNKWISE_HDF5_DECL void write_raw(const std::filesystem::path& file, const std:
                                    std::size_t elem_size, const std::vector<std::size_t>& shape, const void* data,
                                    write_options opt, std::size_t heap_bytes = 0);
 
-/// Writes `shape` values of the memory type `mem_type` at `data` into the existing dataset `path` of `file`, as
-/// `opt.mode` (append or update) asks: checked against the dataset (type, other axes, chunks, filters, dimension
-/// names, room for an append), then one H5Dwrite of the rows (an append first extends axis 0); attributes in `opt`
-/// are set after the data. \throws h5::error "append: ..." or "update: ..." naming what is wrong
+/// Rows [row0, row0 + rows) of what a write gives, row-major at `data`.
+struct rows_piece {
+    std::size_t row0 = 0, rows = 0;
+    const void* data = nullptr;
+};
+
+/// Writes values of `shape`, in the memory type `mem_type`, given as `pieces`, into the existing dataset `path` of
+/// `file`, as `opt.mode` (append or update) asks: checked against the dataset (type, other axes, chunks, filters,
+/// dimension names, room for an append), then one H5Dwrite per piece at its rows (an append first extends axis 0);
+/// attributes in `opt` are set after the data. \throws h5::error "append: ..." or "update: ..." naming what is wrong
 CHUNKWISE_HDF5_DECL void write_existing(const std::filesystem::path& file, const std::string& path, hid_t mem_type,
-                                        std::size_t elem_size, const std::vector<std::size_t>& shape, const void* data,
-                                        const write_options& opt);
+                                        std::size_t elem_size, const std::vector<std::size_t>& shape,
+                                        const std::vector<rows_piece>& pieces, const write_options& opt);
 
 /// Writes `shape` values of T at `data`: through HDF5's filters (deflate, shuffle), or, for a
 /// codec HDF5 cannot apply itself (write_options::codec), chunk by chunk encoded here
@@ -65,7 +71,7 @@ template <class T>
 void write_values(const std::filesystem::path& file, const std::string& path, const std::vector<std::size_t>& shape,
                   const T* data, write_options opt) {
     if (opt.mode == write_mode::append || opt.mode == write_mode::update) {
-        write_existing(file, path, native_type<T>(), sizeof(T), shape, data, opt);
+        write_existing(file, path, native_type<T>(), sizeof(T), shape, {{0, shape.empty() ? 0 : shape[0], data}}, opt);
         return;
     }
     if (opt.codec.empty()) {
@@ -227,7 +233,9 @@ void write_ragged(const std::filesystem::path& file, const std::string& path, co
 /// rank's value), and every rank returns once the dataset is written, or throws the same h5::error:
 /// with a parallel build of HDF5 (H5_HAVE_PARALLEL; Debian: CHUNKWISE_HDF5_FLAVOR=openmpi) every rank writes its own
 /// blocks through MPI-IO in one collective call, after the ranks have agreed that every rank's
-/// results fit; with the serial build the root gathers and writes.
+/// results fit; with the serial build the root gathers and writes. With write_mode::append or
+/// update the results go into the existing dataset instead, each at its rows (from `first_row`),
+/// as h5::write writes them: from the calling process, or under MPI from the root, which gathers.
 /// \throws h5::error naming file and dataset
 template <class Policy, class R>
 void write_blocks(Policy& policy, const std::filesystem::path& file, const std::string& path,
@@ -251,13 +259,24 @@ void write_blocks(Policy& policy, const std::filesystem::path& file, const std::
         access::check_same(policy, "write_options", detail::options_text(opt));
     }
     if constexpr (!distributed_policy<Policy>) {
+        if (opt.mode == write_mode::append || opt.mode == write_mode::update) {  // each result at its rows
+            std::vector<std::size_t> row0;
+            std::vector<std::size_t> shape = detail::joined_shape(results.values(), &row0, f, p);
+            if (shape.empty()) shape = {0};
+            std::vector<detail::rows_piece> pieces;
+            for (std::size_t k = 0; k < row0.size(); ++k)
+                pieces.push_back({row0[k], shape[0] == 0 ? 0 : detail::result_shape(results.values()[k])[0],
+                                  results.values()[k].data()});
+            detail::write_existing(file, p, detail::native_type<T>(), sizeof(T), shape, pieces, opt);
+            return;
+        }
         detail::write_blocks_streamed<T>(policy, file, p, results, std::move(opt));
         return;
     }
 #if defined(CHUNKWISE_HDF5_PARALLEL) && CHUNKWISE_HDF5_PARALLEL
     // (Codecs HDF5 cannot apply go through the root, encoded there.)
     if constexpr (distributed_policy<Policy>) {
-        if (opt.codec.empty()) {
+        if (opt.codec.empty() && opt.mode != write_mode::append && opt.mode != write_mode::update) {
             detail::write_blocks_collective<T>(policy, f, p, results, std::move(opt));
             return;
         }

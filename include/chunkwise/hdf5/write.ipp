@@ -31,8 +31,8 @@ CHUNKWISE_HDF5_DECL void write_raw(const std::filesystem::path& file, const std:
 }
 
 CHUNKWISE_HDF5_DECL void write_existing(const std::filesystem::path& file, const std::string& path, hid_t mem_type,
-                                        std::size_t elem_size, const std::vector<std::size_t>& shape, const void* data,
-                                        const write_options& opt) {
+                                        std::size_t elem_size, const std::vector<std::size_t>& shape,
+                                        const std::vector<rows_piece>& pieces, const write_options& opt) {
     const std::string f = file.string(), p = normalize_path(path), verb = mode_name(opt.mode);
     const auto fail = [&](const std::string& why) { throw error(f, p, verb + ": " + why); };
     if (shape.empty()) fail("an array of rank 0 has no rows");
@@ -54,14 +54,19 @@ CHUNKWISE_HDF5_DECL void write_existing(const std::filesystem::path& file, const
             if (opt.mode == write_mode::append && H5Dset_extent(d.dataset.get(), dims.data()) < 0)
                 fail("cannot extend axis 0 to " + std::to_string(dims[0]) + " rows: " + last_error());
             const handle fspace(H5Dget_space(d.dataset.get()), H5Sclose);
-            std::vector<hsize_t> start(dims.size(), 0), count(shape.begin(), shape.end());
-            start[0] = d.first_row;
-            const handle mspace(H5Screate_simple(static_cast<int>(count.size()), count.data(), nullptr), H5Sclose);
-            if (!fspace.valid() || !mspace.valid() ||
-                H5Sselect_hyperslab(fspace.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr) < 0 ||
-                H5Dwrite(d.dataset.get(), mem_type, mspace.get(), fspace.get(), H5P_DEFAULT, data) < 0)
-                fail("writing rows [" + std::to_string(d.first_row) + ", " + std::to_string(d.first_row + rows) +
-                     ") failed: " + last_error());
+            for (const rows_piece& piece : pieces) {  // each at its rows, from first_row
+                if (piece.rows == 0) continue;
+                std::vector<hsize_t> start(dims.size(), 0), count(shape.begin(), shape.end());
+                start[0] = d.first_row + piece.row0;
+                count[0] = piece.rows;
+                const handle mspace(H5Screate_simple(static_cast<int>(count.size()), count.data(), nullptr), H5Sclose);
+                if (!fspace.valid() || !mspace.valid() ||
+                    H5Sselect_hyperslab(fspace.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr) <
+                        0 ||
+                    H5Dwrite(d.dataset.get(), mem_type, mspace.get(), fspace.get(), H5P_DEFAULT, piece.data) < 0)
+                    fail("writing rows [" + std::to_string(start[0]) + ", " + std::to_string(start[0] + piece.rows) +
+                         ") failed: " + last_error());
+            }
         }
         const bool closed = d.dataset.close(), flushed = H5Fflush(fh.get(), H5F_SCOPE_LOCAL) >= 0;
         if (!closed || !flushed || !fh.close())

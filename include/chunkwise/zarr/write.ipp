@@ -8,8 +8,8 @@ namespace detail {
 
 CHUNKWISE_ZARR_DECL std::string options_text(const write_options& o) {
     std::string text = std::to_string(o.format) + " " + std::to_string(o.deflate) + " " + o.codec + " " +
-                       std::to_string(o.level) + (o.shuffle ? " shuffle" : "") +
-                       (o.mode == write_mode::replace ? " replace" : " create");
+                       std::to_string(o.level) + (o.shuffle ? " shuffle" : "") + " " + mode_name(o.mode) + " r" +
+                       std::to_string(o.first_row);
     for (std::size_t c : o.chunk) text += " c" + std::to_string(c);
     for (std::size_t c : o.shard) text += " s" + std::to_string(c);
     for (const std::string& d : o.dimensions) text += " d" + std::to_string(d.size()) + ":" + d;

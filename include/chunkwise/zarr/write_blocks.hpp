@@ -10,6 +10,8 @@
 #include <exception>
 #include <filesystem>
 #include <mutex>
+#include <optional>
+#include <span>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -70,6 +72,10 @@ public:
     void run() {
         if constexpr (distributed) agree_on_call();
         learn_places();
+        if (opt_.mode == write_mode::append || opt_.mode == write_mode::update) {
+            run_existing();
+            return;
+        }
         p_ = make_plan<T>(store_, shape_, opt_);
         // The root prepares the store (marked unfinished until its metadata is written, last).
         root_step(policy_, store_, "could not prepare the store",
@@ -82,6 +88,72 @@ public:
     }
 
 private:
+    // append, update: the rows go into the array there, from its end or first_row. The root holds slot 0 of the
+    // store's lock (exclusive for an append) until the new extent is written; every process checks the array, then
+    // writes the grid rows it owns, each merged with the array's rows it keeps under the grid row's lock.
+    void run_existing() {
+        constexpr char kind = std::is_floating_point_v<T> ? 'f' : std::is_signed_v<T> ? 'i' : 'u';
+        root_step(policy_, store_, "could not lock the array", [&] {
+            if (!std::filesystem::is_directory(store_)) (void)open_existing(store_, shape_, kind, sizeof(T), opt_);
+            hold_.open(store_);
+            hold_.lock(0, opt_.mode == write_mode::append);
+        });
+        existing_array e;
+        std::string problem;
+        std::exception_ptr mine;
+        try {
+            e = open_existing(store_, shape_, kind, sizeof(T), opt_);
+            p_ = make_plan<T>(store_, e.new_shape, e.options);
+            check_encoding(store_, e,
+                           metadata_text<T>(e.shape, p_.grid, p_.chunk, p_.enc, p_.format, p_.sharded).second, opt_);
+            old_.emplace(store_);
+        } catch (const std::exception& x) {
+            mine = std::current_exception();
+            problem = x.what();
+        }
+        if constexpr (distributed) problem = chunkwise::detail::policy_access::agree_on_problem(policy_, problem);
+        if (mine) std::rethrow_exception(mine);
+        if (!problem.empty()) throw error(store_, "", "write_blocks failed on another rank: " + problem);
+        offset_ = e.first_row;
+        old_rows_ = e.shape[0];
+        for (block_place& place : places_) place.row0 += offset_;
+        assign_owners();
+        slabs_ = owned_slabs<T>(places_, data_, local_);
+        if constexpr (distributed) exchange_shared_rows();
+        write_owned();
+        if (first_) std::rethrow_exception(first_);  // the array stays: what was written is at rows it may hold
+        if (!agreed_.empty()) throw error(store_, "", "write_blocks failed on another rank: " + agreed_);
+        root_step(policy_, store_, "could not write the new extent", [&] {
+            if (opt_.mode == write_mode::append) write_extent(store_, e);
+            hold_.release();
+            if (!opt_.attributes.empty()) set_attributes(store_, opt_.attributes);
+        });
+    }
+
+    // Grid row g: written from the slabs (create, replace); in an append or update, under its lock, merged with the
+    // array's rows of it that this write keeps (a worker's own lock: threads exclude each other as processes do).
+    void write_row(std::size_t g) {
+        if (!old_) {
+            write_grid_row<T>(store_, p_, slabs_, g);
+            return;
+        }
+        store_lock lock(store_);
+        lock.lock(1 + g, true);
+        const std::size_t r0 = g * unit_, end = std::min(r0 + unit_, p_.shape[0]);
+        const std::size_t old_end = std::min(r0 + unit_, old_rows_);
+        std::vector<slab<T>> slabs;
+        std::vector<T> kept;
+        if ((r0 < offset_ || end > offset_ + shape_[0]) && r0 < old_end) {
+            std::size_t row = 1;
+            for (std::size_t extent : inner_) row *= extent;
+            kept.resize((old_end - r0) * row);
+            old_->read_into(chunkwise::block{0, r0, old_end}, std::span<T>(kept));
+            slabs.push_back({r0, old_end - r0, kept.data()});
+        }
+        slabs.insert(slabs.end(), slabs_.begin(), slabs_.end());
+        write_grid_row<T>(store_, p_, slabs, g);
+    }
+
     // The same call, store and options on every rank, or every rank throws naming each value.
     void agree_on_call() {
         using access = chunkwise::detail::policy_access;
@@ -128,9 +200,10 @@ private:
     // Who owns each grid row: the process holding the block that holds its first row.
     void assign_owners() {
         unit_ = p_.grid[0];
-        const std::size_t grid_rows = shape_[0] == 0 ? 0 : (shape_[0] + unit_ - 1) / unit_;
+        const std::size_t end = offset_ + shape_[0];
+        const std::size_t grid_rows = shape_[0] == 0 ? 0 : (end + unit_ - 1) / unit_;
         owner_.assign(grid_rows, 0);
-        for (std::size_t g = 0, k = 0; g < grid_rows; ++g) {
+        for (std::size_t g = offset_ / unit_, k = 0; g < grid_rows; ++g) {
             while (places_[k].row0 + places_[k].rows <= g * unit_) ++k;
             owner_[g] = places_[k].rank;
         }
@@ -180,13 +253,13 @@ private:
     // the first failure is kept (and, under MPI, agreed by every rank).
     void write_owned() {
         std::vector<std::size_t> owned_rows;
-        for (std::size_t g = 0; g < owner_.size(); ++g)
+        for (std::size_t g = offset_ / unit_; g < owner_.size(); ++g)
             if (owner_[g] == me_) owned_rows.push_back(g);
         std::mutex guard;
         const auto write_rows = [&](std::size_t from, std::size_t to) {
             for (std::size_t i = from; i < to; ++i) {
                 try {
-                    write_grid_row<T>(store_, p_, slabs_, owned_rows[i]);
+                    write_row(owned_rows[i]);
                 } catch (...) {
                     const std::lock_guard<std::mutex> lock(guard);
                     if (!first_) first_ = std::current_exception();
@@ -244,8 +317,10 @@ private:
     const write_options& opt_;
     std::size_t me_ = 0, unit_ = 1;
     plan p_;
-    store_lock hold_;  // the root's: slot 0 of the store's lock, until the metadata is written
+    store_lock hold_;  // the root's: slot 0 of the store's lock, until the metadata (or new extent) is written
     bool created_ = false;
+    std::size_t offset_ = 0, old_rows_ = 0;  // append, update: the array's row of this write's first; its rows before
+    std::optional<array> old_;               // append, update: the array as it was, for the rows a write keeps
     std::vector<std::size_t> inner_, shape_, owner_;
     std::vector<block_place> places_;
     std::vector<const T*> data_;
@@ -269,7 +344,10 @@ private:
 /// and options) each rank writes its own. Once every chunk is written the root writes the
 /// metadata, which ends the write; a failure anywhere instead removes what was written. Every
 /// process returns once the metadata is written, or throws. Blocks aligned to the chunk rows
-/// (zarr::partition(rows, options, parts)) send nothing.
+/// (zarr::partition(rows, options, parts)) send nothing. With write_mode::append or update the
+/// results go into the existing array at `path` instead (at its end, or from `first_row`), as
+/// zarr::write writes them: each grid row by its one owner, merged with the array's rows it keeps
+/// under the grid row's lock; an append's new extent is written last, by the root.
 /// \throws zarr::error naming the store and the chunk that failed (on every rank under MPI)
 template <class Policy, class R>
 void write_blocks(Policy& policy, const std::filesystem::path& path, partial_results<R>&& results,

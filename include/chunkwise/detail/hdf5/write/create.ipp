@@ -11,6 +11,7 @@ CHUNKWISE_HDF5_DECL std::string options_text(const write_options& opt) {
            std::to_string(opt.deflate) + ", shuffle " + (opt.shuffle ? "on" : "off") +
            (opt.codec.empty() ? std::string() : ", codec " + opt.codec + " level " + std::to_string(opt.level)) +
            (opt.mode != write_mode::create ? std::string(", ") + mode_name(opt.mode) : std::string()) +
+           (opt.first_row != 0 ? ", first_row " + std::to_string(opt.first_row) : std::string()) +
            (opt.growable ? ", growable" : "") +
            (opt.dimensions.empty() ? std::string() : ", dimensions " + std::to_string(opt.dimensions.size())) + [&] {
                std::string names;
@@ -206,8 +207,8 @@ CHUNKWISE_HDF5_DECL dataset_writer::dataset_writer(const std::string& file, cons
         committed_ = true;  // nothing made
         throw error(file, path,
                     std::string("write: write_mode::") + mode_name(opt.mode) +
-                        " is taken by h5::write only: write_blocks, chunk_writer and stream_writer make a new dataset "
-                        "(write_mode::create or replace)");
+                        " is taken by h5::write and h5::write_blocks: chunk_writer and stream_writer make a new "
+                        "dataset (write_mode::create or replace)");
     }
     file_h_ = file_existed ? handle(H5Fopen(file.c_str(), H5F_ACC_RDWR, fapl), H5Fclose)
                            : handle(H5Fcreate(file.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, fapl), H5Fclose);

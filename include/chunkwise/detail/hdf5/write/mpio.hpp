@@ -156,8 +156,8 @@ private:
         if (opt_.mode == write_mode::append || opt_.mode == write_mode::update)  // the same on every rank
             throw error(f_, p_,
                         std::string("write_blocks: write_mode::") + mode_name(opt_.mode) +
-                            " is taken by h5::write only: write_blocks makes a new dataset (write_mode::create or "
-                            "replace)");
+                            " goes through the root (h5::write_blocks gathers): the collective write makes a new "
+                            "dataset (write_mode::create or replace)");
         std::string problem;
         int exists = 0;
         if (rank_ == 0) {
