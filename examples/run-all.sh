@@ -72,6 +72,12 @@ build/release/benchmarks/chunkwise-bench generate --layout chunk1 --atoms 2000 -
 /usr/bin/python3 benchmarks/tests/combine_vs_mdanalysis.py "$ex10/traj.h5" "$ex10/combine.h5" 2>/dev/null
 rm -rf "$ex10"
 echo
+echo "=== 12-products: per-frame and per-atom results written with units and dimension names to HDF5 and a Zarr group, frames appended, a region updated; xarray opens both ==="
+ex12=$(mktemp -d)
+"$bin/12-products" --frames 3000 --continued 1000 --atoms 2000 --ligand 100 --dir "$ex12"
+/usr/bin/python3 examples/products_check.py "$ex12" --continued 1000 --ligand 100
+rm -rf "$ex12"
+echo
 echo "=== scaling: RMSD per frame of an H5MD trajectory (the MDAnalysis H5MD study), threads, then MPI ranks ==="
 bench=build/release/benchmarks/chunkwise-bench
 results=build/release/scaling
