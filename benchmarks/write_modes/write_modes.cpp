@@ -1,0 +1,138 @@
+// What writing into an existing array costs against writing a new one, in both stores: an update of
+// N rows (aligned to the chunks, and a region that is not) against a create of the same N rows, and
+// an append of N rows to an array of N rows and to one of 8N rows against a create of N rows.
+//
+//   bench_write_modes [--dir DIR] [--rows 4096] [--cols 1024] [--chunk-rows 64] [--repeats 5]
+//
+// Stores: HDF5 (deflate 1 and shuffle, through HDF5's filters in every mode), Zarr v2 (zstd) and
+// Zarr v3 sharded (zstd, shards of 4 chunk rows). float32 values. Each case's median of --repeats
+// runs, the cases taking turns; the ratios to the create.
+#include "../common/cli.hpp"
+
+#include <chunkwise/chunkwise.hpp>
+#include <chunkwise/hdf5.hpp>
+#include <chunkwise/zarr.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <exception>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace h5 = chunkwise::h5;
+namespace zarr = chunkwise::zarr;
+namespace fs = std::filesystem;
+using chunkwise::write_mode;
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+double seconds(const std::function<void()>& f) {
+    const auto t0 = std::chrono::steady_clock::now();
+    f();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// One store's writes: a new array of `a` at `name`, or `a` written into the array there as `mode` asks.
+struct store_ops {
+    std::string label;
+    std::function<void(const fs::path&, const xt::xtensor<float, 2>&)> create;
+    std::function<void(const fs::path&, const xt::xtensor<float, 2>&, write_mode, std::size_t)> into;
+};
+
+std::vector<store_ops> stores(std::size_t chunk_rows, std::size_t cols) {
+    const std::vector<std::size_t> chunk{chunk_rows, cols};
+    return {
+        {"HDF5 deflate 1 + shuffle",
+         [=](const fs::path& p, const xt::xtensor<float, 2>& a) {
+             fs::remove(p);
+             h5::write(p, "x", a, {.chunk = chunk, .deflate = 1, .shuffle = true, .growable = true});
+         },
+         [](const fs::path& p, const xt::xtensor<float, 2>& a, write_mode m, std::size_t first) {
+             h5::write(p, "x", a, {.mode = m, .first_row = first});
+         }},
+        {"Zarr v2 zstd",
+         [=](const fs::path& p, const xt::xtensor<float, 2>& a) {
+             zarr::write(p, a, {.chunk = chunk, .codec = "zstd", .mode = write_mode::replace});
+         },
+         [](const fs::path& p, const xt::xtensor<float, 2>& a, write_mode m, std::size_t first) {
+             zarr::write(p, a, {.mode = m, .first_row = first});
+         }},
+        {"Zarr v3 zstd, sharded",
+         [=](const fs::path& p, const xt::xtensor<float, 2>& a) {
+             zarr::write(p, a,
+                         {.chunk = chunk,
+                          .codec = "zstd",
+                          .format = 3,
+                          .shard = {4 * chunk_rows, cols},
+                          .mode = write_mode::replace});
+         },
+         [](const fs::path& p, const xt::xtensor<float, 2>& a, write_mode m, std::size_t first) {
+             zarr::write(p, a, {.mode = m, .first_row = first});
+         }},
+    };
+}
+
+}  // namespace
+
+int main(int argc, char** argv) try {
+    const bench_cli::args args(argc, argv, 1, {"dir", "rows", "cols", "chunk-rows", "repeats"}, {});
+    const std::size_t rows = args.count("rows", 4096, 1), cols = args.count("cols", 1024, 1);
+    const std::size_t chunk_rows = std::min(args.count("chunk-rows", 64, 1), rows);
+    const std::size_t repeats = args.count("repeats", 5, 1);
+    const fs::path dir =
+        fs::path(args.text("dir", (fs::temp_directory_path() / "chunkwise-bench-write-modes").string()));
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    xt::xtensor<float, 2> a = xt::xtensor<float, 2>::from_shape({rows, cols});
+    for (std::size_t i = 0; i < a.size(); ++i) a.data()[i] = std::sin(0.001f * static_cast<float>(i % 100000));
+    xt::xtensor<float, 2> big = xt::xtensor<float, 2>::from_shape({8 * rows, cols});
+    for (std::size_t i = 0; i < big.size(); ++i) big.data()[i] = a.data()[i % a.size()];
+    const std::size_t offset = rows / 2 + 7;  // a region that starts and ends inside chunks (and shards)
+    std::printf("%zu x %zu float32 (%.1f MB) per write, chunks of %zu rows, median of %zu, turns alternating\n", rows,
+                cols, static_cast<double>(a.size() * 4) / 1e6, chunk_rows, repeats);
+    std::printf("%-24s %9s %16s %16s %16s %16s\n", "store", "create s", "update aligned", "update region",
+                "append to N", "append to 8N");
+    for (const store_ops& s : stores(chunk_rows, cols)) {
+        const fs::path fresh = dir / "fresh", same = dir / "same", twice = dir / "twice", small = dir / "small",
+                       large = dir / "large";
+        s.create(same, a);
+        s.create(twice, big);
+        s.create(small, a);
+        s.create(large, big);
+        std::map<std::string, std::vector<double>> t;
+        for (std::size_t r = 0; r < repeats; ++r) {
+            t["create"].push_back(seconds([&] { s.create(fresh, a); }));
+            t["aligned"].push_back(seconds([&] { s.into(same, a, write_mode::update, 0); }));
+            t["region"].push_back(seconds([&] { s.into(twice, a, write_mode::update, offset); }));
+            t["small"].push_back(seconds([&] { s.into(small, a, write_mode::append, 0); }));
+            t["large"].push_back(seconds([&] { s.into(large, a, write_mode::append, 0); }));
+        }
+        const double c = median(t["create"]);
+        const auto ratio = [&](const char* k) {
+            char text[32];
+            std::snprintf(text, sizeof text, "%.3f s %.2fx", median(t[k]), median(t[k]) / c);
+            return std::string(text);
+        };
+        std::printf("%-24s %9.3f %16s %16s %16s %16s\n", s.label.c_str(), c, ratio("aligned").c_str(),
+                    ratio("region").c_str(), ratio("small").c_str(), ratio("large").c_str());
+        for (const fs::path& p : {fresh, same, twice, small, large}) fs::remove_all(p);
+    }
+    fs::remove_all(dir);
+    return 0;
+} catch (const std::exception& e) {
+    std::fprintf(stderr,
+                 "bench_write_modes: %s\nusage: bench_write_modes [--dir DIR] [--rows N] [--cols N] "
+                 "[--chunk-rows N] [--repeats R]\n",
+                 e.what());
+    return 2;
+}
