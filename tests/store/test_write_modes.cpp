@@ -299,7 +299,7 @@ TEST_CASE("write modes: two processes creating one Zarr store: one succeeds, the
 
 // A writer killed (SIGKILL) in the middle of an append or an update, at random moments, 12 times each: the array
 // reads, by chunkwise and by zarr-python, at its old extent or its new one (every row's values whole), and each chunk
-// holds the values of one update.
+// holds the values of one update. (HDF5 gives no such promise: docs/writing.md, "A writer that dies".)
 TEST_CASE("write modes: a Zarr writer killed during an append or an update leaves the array readable",
           "[store][modes][crash]") {
     const fs::path dir = test::scratch("write-modes-crash");
