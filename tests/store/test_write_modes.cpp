@@ -180,11 +180,10 @@ TEST_CASE("write modes: what does not fit is refused naming it, and nothing chan
     h5_fails("x", three, {.mode = write_mode::append, .dimensions = {"u", "c"}}, "dimensions [u, c] differ");
     zarr_fails(store, three, {.mode = write_mode::append, .dimensions = {"u", "c"}}, R"(dimensions ["u", "c"] differ)");
     zarr_fails(store, three, {.mode = write_mode::append, .first_row = 2}, "first_row 2 is not the array's end");
-    // the stream writers and chunk_writer make a new array only
-    CHECK_THROWS_WITH(zarr::stream_writer<float>(store, {3, 4}, {.mode = write_mode::append}),
-                      Catch::Matchers::Contains("write_mode::append is taken by zarr::write and zarr::write_blocks"));
-    CHECK_THROWS_WITH(h5::stream_writer<float>(file, "x", {3, 4}, {.chunk = {2, 4}, .mode = write_mode::update}),
-                      Catch::Matchers::Contains("write_mode::update is taken by h5::write and h5::write_blocks"));
+    // chunk_writer makes a new dataset only
+    CHECK_THROWS_WITH(h5::chunk_writer<float>(file, "x", {3, 4}, {.chunk = {2, 4}, .mode = write_mode::update}),
+                      Catch::Matchers::Contains("write_mode::update is taken by h5::write, h5::write_blocks and "
+                                                "h5::stream_writer: chunk_writer makes a new dataset"));
     // nothing changed
     CHECK(bool(modes_h5(file, "x") == first));
     CHECK(bool(modes_zarr(store) == first));
@@ -418,4 +417,48 @@ TEST_CASE("write modes: write_blocks appends and updates, serial and on threads,
     };
     SECTION("serial") { both(serial); }
     SECTION("threads") { both(threads); }
+}
+
+// The stream writers with append and update: rows given in any order from threads, runs sharing chunks with each
+// other and with the rows kept; close() says which rows were never given, and what was given stays.
+TEST_CASE("write modes: the stream writers append and update, rows from threads in any order",
+          "[store][modes][threads]") {
+    const fs::path dir = test::scratch("write-modes-stream");
+    const auto first = modes_rows(20, 0.0f);
+    const auto blocks = chunkwise::partition(15, chunkwise::parts{5});  // 3 rows each: not on the chunks' rows
+    const auto result_of = [](const chunkwise::block& b) {
+        return modes_rows(b.size(), 100.0f * static_cast<float>(b.index + 1));
+    };
+    xt::xtensor<float, 2> all = xt::xtensor<float, 2>::from_shape({15, 4});
+    for (const chunkwise::block& b : blocks) modes_overlay(all, result_of(b), b.begin);
+    xt::xtensor<float, 2> updated = first;
+    modes_overlay(updated, all, 3);
+    const xt::xtensor<float, 2> appended = modes_joined(updated, all);
+    chunkwise::thread_policy threads{4};
+    const fs::path file = dir / "s.h5", store = dir / "s.zarr";
+    h5::write(file, "x", first, {.chunk = {4, 4}, .deflate = 3, .growable = true});
+    zarr::write(store, first, {.chunk = {4, 2}, .codec = "zstd", .format = 3, .shard = {8, 4}});
+    for (const write_mode mode : {write_mode::update, write_mode::append}) {
+        h5::stream_writer<float> hs(file, "x", {15, 4},
+                                    {.mode = mode, .first_row = mode == write_mode::update ? 3u : 0u});
+        zarr::stream_writer<float> zs(store, {15, 4},
+                                      {.mode = mode, .first_row = mode == write_mode::update ? 3u : 0u});
+        (void)chunkwise::map_blocks(threads, blocks, [&](const chunkwise::block& b) {
+            hs.write(b, result_of(b));
+            zs.write(b, result_of(b));
+            return 0;
+        });
+        hs.close();
+        zs.close();
+    }
+    CHECK(bool(modes_h5(file, "x") == appended));
+    CHECK(bool(modes_zarr(store) == appended));
+    // rows missing: close() names them; the rows given are in the array, its extent unchanged
+    zarr::stream_writer<float> gap(store, {6, 4}, {.mode = write_mode::update, .first_row = 0});
+    gap.write(0, modes_rows(2, 7.0f));
+    CHECK_THROWS_WITH(gap.close(),
+                      Catch::Matchers::Contains("closed with rows [2, 6) never written (the rows given are "
+                                                "in the array)"));
+    CHECK(zarr::array(store).shape() == std::vector<std::size_t>{35, 4});
+    CHECK(modes_zarr(store)(1, 0) == 17.0f);
 }

@@ -134,7 +134,7 @@ TEMPLATE_TEST_CASE(
     }
 }
 
-TEMPLATE_TEST_CASE("zarr::write_blocks: append and update across ranks, blocks sharing chunks and shards",
+TEMPLATE_TEST_CASE("zarr::write_blocks and stream_writer: append and update across ranks, blocks sharing shards",
                    "[mpi][zarr][modes]", CHUNKWISE_MPI_POLICIES) {
     auto policy = TestType::make();
     boost::mpi::communicator world;
@@ -160,15 +160,31 @@ TEMPLATE_TEST_CASE("zarr::write_blocks: append and update across ranks, blocks s
                        {.mode = chunkwise::write_mode::update, .first_row = 5});
     zarr::write_blocks(policy, store, chunkwise::map_blocks(policy, blocks, rows(5000)),
                        {.mode = chunkwise::write_mode::append});
+    {  // the stream writer: the same rows again, each rank its blocks' as they are made
+        zarr::stream_writer<float> update(policy, store, {17, 3},
+                                          {.mode = chunkwise::write_mode::update, .first_row = 5});
+        (void)chunkwise::map_blocks(policy, blocks, [&](const chunkwise::block& b) {
+            update.write(b, rows(1000)(b));
+            return 0;
+        });
+        update.close();
+        zarr::stream_writer<float> append(policy, store, {17, 3}, {.mode = chunkwise::write_mode::append});
+        (void)chunkwise::map_blocks(policy, blocks, [&](const chunkwise::block& b) {
+            append.write(b, rows(8000)(b));
+            return 0;
+        });
+        append.close();
+    }
     const zarr::array a(store);
-    REQUIRE(a.shape() == std::vector<std::size_t>{47, 3});
-    const auto got = a.read<float, 2>(chunkwise::block{0, 0, 47});
+    REQUIRE(a.shape() == std::vector<std::size_t>{64, 3});
+    const auto got = a.read<float, 2>(chunkwise::block{0, 0, 64});
     std::size_t wrong = 0;
-    for (std::size_t r = 0; r < 47; ++r)
+    for (std::size_t r = 0; r < 64; ++r)
         for (std::size_t c = 0; c < 3; ++c) {
             const float want = r < 5 || (r >= 22 && r < 30) ? static_cast<float>(r * 3 + c)
                                : r < 22                     ? 1000.0f + static_cast<float>((r - 5) * 3 + c)
-                                                            : 5000.0f + static_cast<float>((r - 30) * 3 + c);
+                               : r < 47                     ? 5000.0f + static_cast<float>((r - 30) * 3 + c)
+                                                            : 8000.0f + static_cast<float>((r - 47) * 3 + c);
             wrong += got(r, c) != want;
         }
     CHECK(wrong == 0);

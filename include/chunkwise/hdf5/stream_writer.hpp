@@ -13,6 +13,8 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <memory>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -38,13 +40,13 @@ public:
                   "chunkwise::h5::stream_writer: T must be an arithmetic type (not bool)");
 
     /// Creates dataset `path` in `file` (the file and groups as needed) of `shape` (axis 0: the rows), stored as
-    /// `opt` says (the mode decides about a dataset there; attributes are written now).
+    /// `opt` says (the mode decides about a dataset there; attributes are written now). With write_mode::append or
+    /// update, the rows go into the existing dataset instead (`shape[0]` rows at its end, or from `opt.first_row`),
+    /// each run of rows one H5Dwrite as it comes (HDF5 merges the chunks runs share); what is written stays.
     /// \throws h5::error as h5::write does
     stream_writer(const std::filesystem::path& file, const std::string& path, std::vector<std::size_t> shape,
                   write_options opt = {})
-            : writer_(file, path, check_shape(file, path, shape), std::move(opt), sizeof(T), &detail::native_type<T>,
-                      true),
-              rows_(std::move(shape), writer_.unit_rows()) {}
+            : file_(file.string()), path_(path), rows_(check_shape(file, path, shape), open(shape, std::move(opt))) {}
     stream_writer(const stream_writer&) = delete;
     stream_writer& operator=(const stream_writer&) = delete;
     /// Without close(): removes what it made.
@@ -80,14 +82,25 @@ public:
     /// \throws h5::error naming the first rows never given, an earlier failed write or a failed close; what was
     ///         made is removed then
     void close() {
+        if (into_) {
+            try {
+                rows_.rethrow_failure();
+            } catch (...) {
+                into_->fail("stream_writer: a write failed (the rows written before it stay)");
+            }
+            if (const std::string gap = rows_.gap(); !gap.empty())
+                into_->fail("stream_writer: closed with " + gap + " never written (the rows given are in the dataset)");
+            into_->close();
+            return;
+        }
         try {
             rows_.rethrow_failure();
         } catch (...) {  // an h5::error, or what an allocation threw: either way nothing is kept
-            writer_.fail("stream_writer: a write failed, nothing kept");
+            writer_->fail("stream_writer: a write failed, nothing kept");
         }
         if (const std::string gap = rows_.gap(); !gap.empty())
-            writer_.fail("stream_writer: closed with " + gap + " never written, nothing kept");
-        writer_.close();
+            writer_->fail("stream_writer: closed with " + gap + " never written, nothing kept");
+        writer_->close();
     }
 
     /// Bytes of rows held now, waiting for the rest of their chunks.
@@ -103,17 +116,33 @@ private:
         return shape;
     }
 
+    // The writer `opt` asks for; returns the rows a unit of the stream holds.
+    std::size_t open(const std::vector<std::size_t>& shape, write_options opt) {
+        if (opt.mode == write_mode::append || opt.mode == write_mode::update) {
+            into_ = std::make_unique<detail::existing_rows_writer>(file_, detail::normalize_path(path_),
+                                                                   detail::native_type<T>(), sizeof(T), shape, opt);
+            return 1;  // every row goes as it comes: HDF5 merges the chunks runs share
+        }
+        writer_.emplace(file_, path_, shape, std::move(opt), sizeof(T), &detail::native_type<T>, true);
+        return writer_->unit_rows();
+    }
+
     auto emit() {
         return [this](std::size_t row, const T* values, std::size_t rows) {
-            writer_.write_rows(row, reinterpret_cast<const unsigned char*>(values), rows * rows_.row_elements());
+            if (into_)
+                into_->write_rows(row, values, rows);
+            else
+                writer_->write_rows(row, reinterpret_cast<const unsigned char*>(values), rows * rows_.row_elements());
         };
     }
 
     void check(const std::string& refused) {
-        if (!refused.empty()) throw error(writer_.file(), writer_.path(), "stream_writer: " + refused);
+        if (!refused.empty()) throw error(file_, detail::normalize_path(path_), "stream_writer: " + refused);
     }
 
-    detail::chunk_rows_writer writer_;
+    std::string file_, path_;
+    std::optional<detail::chunk_rows_writer> writer_;     // a new dataset
+    std::unique_ptr<detail::existing_rows_writer> into_;  // or the one there (append, update)
     chunkwise::detail::stream_rows<T> rows_;
 };
 

@@ -8,7 +8,6 @@
 #include <chunkwise/detail/hdf5/types.hpp>
 #include <chunkwise/detail/hdf5/write/create.hpp>
 #include <chunkwise/gather.hpp>
-#include <chunkwise/hdf5/attributes.hpp>
 #include <chunkwise/hdf5/chunk_writer.hpp>
 #include <chunkwise/hdf5/error.hpp>
 #include <chunkwise/hdf5/ragged.hpp>

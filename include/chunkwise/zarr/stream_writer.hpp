@@ -18,6 +18,7 @@
 #include <cstddef>
 #include <exception>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <system_error>
 #include <type_traits>
@@ -43,7 +44,10 @@ public:
                   "chunkwise::zarr::stream_writer: T must be an arithmetic type (not bool)");
 
     /// Prepares the store at `path` for an array of `shape` (axis 0: the rows) written as `opt` says (as
-    /// zarr::write: the mode decides about an array there).
+    /// zarr::write: the mode decides about an array there). With write_mode::append or update, the rows go into the
+    /// array there instead (`shape[0]` rows at its end, or from `opt.first_row`), each run as it comes, every grid
+    /// row it touches merged with the rows kept under its lock; close() writes an append's new extent, and what is
+    /// written stays, closed or not.
     /// \throws zarr::error as zarr::write does
     stream_writer(const std::filesystem::path& path, std::vector<std::size_t> shape, const write_options& opt = {})
             : stream_writer(chunkwise::detail::stream_collective{}, path, std::move(shape), opt) {}
@@ -100,6 +104,14 @@ public:
             return;
         }
         closed_ = true;
+        if (existing_) {
+            rows_.rethrow_failure();
+            if (const std::string gap = rows_.gap(); !gap.empty())
+                throw error(store_, "",
+                            "stream_writer: closed with " + gap + " never written (the rows given are in the array)");
+            finish_existing();
+            return;
+        }
         try {
             rows_.rethrow_failure();
             if (const std::string gap = rows_.gap(); !gap.empty())
@@ -123,9 +135,79 @@ private:
                   std::vector<std::size_t> shape, const write_options& opt)
             : c_(std::move(c)),
               store_(path.string()),
-              plan_(detail::make_plan<T>(store_, shape, opt)),
+              opt_(opt),
+              plan_(plan_for(shape)),
               created_(prepare()),
-              rows_(plan_.shape, plan_.grid[0]) {}
+              rows_(std::move(shape), existing_ ? 1 : plan_.grid[0]) {}
+
+    bool into_existing() const noexcept { return opt_.mode == write_mode::append || opt_.mode == write_mode::update; }
+
+    // The plan of a new array; or, for an append or update, of the array there, checked against the rows given
+    // (the root holding the extent's lock first, every process then reading the metadata).
+    detail::plan plan_for(const std::vector<std::size_t>& shape) {
+        if (!into_existing()) return detail::make_plan<T>(store_, shape, opt_);
+        constexpr char kind = std::is_floating_point_v<T> ? 'f' : std::is_signed_v<T> ? 'i' : 'u';
+        std::string problem;
+        std::exception_ptr mine;
+        try {
+            if (c_.root) {
+                if (!std::filesystem::is_directory(store_))
+                    (void)detail::open_existing(store_, shape, kind, sizeof(T), opt_);
+                hold_.open(store_);
+                hold_.lock(0, opt_.mode == write_mode::append);
+            }
+        } catch (const std::exception& e) {
+            problem = e.what();
+            mine = std::current_exception();
+        }
+        if (c_.distributed()) problem = c_.agree(problem);
+        detail::plan p;
+        if (problem.empty()) {
+            try {
+                existing_ = detail::open_existing(store_, shape, kind, sizeof(T), opt_);
+                p = detail::make_plan<T>(store_, existing_->new_shape, existing_->options);
+                detail::check_encoding(
+                    store_, *existing_,
+                    detail::metadata_text<T>(existing_->shape, p.grid, p.chunk, p.enc, p.format, p.sharded).second,
+                    opt_);
+                now_ = detail::extended_state(store_, existing_->new_shape[0]);
+            } catch (const std::exception& e) {
+                problem = e.what();
+                mine = std::current_exception();
+            }
+            if (c_.distributed()) problem = c_.agree(problem);
+        }
+        if (mine) std::rethrow_exception(mine);
+        if (!problem.empty()) throw error(store_, "", "stream_writer failed on another rank: " + problem);
+        return p;
+    }
+
+    // Rows [row, row + rows) of this write into the array there, at its rows from first_row (or its old end): each
+    // grid row they touch under its lock, merged with the rows of it they do not cover.
+    void write_into(std::size_t row, const T* values, std::size_t rows) {
+        const std::size_t first = existing_->first_row + row, end = first + rows, unit = plan_.grid[0];
+        detail::store_lock lock(store_);
+        std::vector<T> kept;
+        for (std::size_t g = first / unit; g * unit < end; ++g) {
+            const std::size_t r0 = g * unit, r1 = std::min(r0 + unit, plan_.shape[0]);
+            lock.lock(1 + g, true);
+            std::vector<detail::slab<T>> slabs;
+            if (r0 < first || r1 > end) {
+                detail::read_rows<T>(*now_, r0, r1, kept);
+                slabs.push_back({r0, r1 - r0, kept.data()});
+            }
+            slabs.push_back({first, rows, values});
+            detail::write_grid_row<T>(store_, plan_, slabs, g);
+            lock.unlock(1 + g);
+        }
+    }
+
+    // The end of an append or update, on the root: the new extent (an append), the lock given back, the attributes.
+    void finish_existing() {
+        if (opt_.mode == write_mode::append) detail::write_extent(store_, *existing_);
+        hold_.release();
+        if (!opt_.attributes.empty()) set_attributes(store_, opt_.attributes);
+    }
 
     // The collective steps of `policy` (none without MPI), after checking that every rank asks for the same write.
     template <class Policy>
@@ -156,6 +238,7 @@ private:
 
     // The store made ready (by the root under MPI, every rank waiting for it); true where it was created.
     bool prepare() {
+        if (existing_) return false;  // the array there is written into, never cleared
         if (!c_.distributed()) return detail::prepare_store(store_, plan_.mode, hold_);
         bool created = false;
         std::string problem;
@@ -190,7 +273,7 @@ private:
         std::vector<chunkwise::detail::stream_part> parts;
         for (const auto& packed : c_.all_gather(rows_.take_part().pack()))
             parts.push_back(chunkwise::detail::stream_part::unpack(packed));
-        const std::string coverage = chunkwise::detail::coverage_problem(parts, plan_.shape[0]);  // alike everywhere
+        const std::string coverage = chunkwise::detail::coverage_problem(parts, rows_.shape()[0]);  // alike everywhere
         if (coverage.empty() && !own) {
             try {
                 chunkwise::detail::complete_held(parts, c_.rank, rows_.row_bytes(),
@@ -211,6 +294,23 @@ private:
             throw error(store_, "", "stream_writer failed on another rank: " + agreed);
         }
         std::string meta;
+        if (c_.root && existing_) {
+            try {
+                finish_existing();
+            } catch (const std::exception& e) {
+                meta = e.what();
+                own = std::current_exception();
+            }
+            meta = c_.agree(meta);
+            if (own) std::rethrow_exception(own);
+            if (!meta.empty()) throw error(store_, "", "stream_writer: the root could not end the write: " + meta);
+            return;
+        }
+        if (existing_) {
+            meta = c_.agree(meta);
+            if (!meta.empty()) throw error(store_, "", "stream_writer: the root could not end the write: " + meta);
+            return;
+        }
         if (c_.root) {
             try {
                 detail::write_metadata<T>(store_, plan_);
@@ -239,6 +339,10 @@ private:
 
     auto emit() {
         return [this](std::size_t row, const T* values, std::size_t rows) {
+            if (existing_) {
+                write_into(row, values, rows);
+                return;
+            }
             const std::vector<detail::slab<T>> slabs{{row, rows, values}};
             const std::size_t unit = plan_.grid[0];
             for (std::size_t g = row / unit; g * unit < row + rows; ++g)
@@ -251,6 +355,7 @@ private:
     }
 
     void abandon() noexcept {
+        if (existing_) return;  // the array was there before: what was written stays
         try {
             detail::clear_store(store_, created_);
         } catch (...) {
@@ -260,10 +365,13 @@ private:
 
     chunkwise::detail::stream_collective c_;
     std::string store_;
-    detail::plan plan_;
-    detail::store_lock hold_;  // the root's: slot 0 of the store's lock, until the metadata is written
-    bool created_ = false;
+    write_options opt_;
+    detail::store_lock hold_;  // the root's: slot 0 of the store's lock, until the metadata (new extent) is written
+    std::optional<detail::existing_array> existing_;  // append, update: the array there
+    std::optional<detail::state> now_;                // append, update: the array read as it is being written
     bool closed_ = false;
+    detail::plan plan_;
+    bool created_ = false;
     chunkwise::detail::stream_rows<T> rows_;
 };
 

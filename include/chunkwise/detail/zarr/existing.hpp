@@ -8,6 +8,7 @@
 #include <chunkwise/detail/zarr/json_fields.hpp>
 #include <chunkwise/detail/zarr/metadata_v3.hpp>
 #include <chunkwise/detail/zarr/open.hpp>
+#include <chunkwise/detail/zarr/read_box.hpp>
 #include <chunkwise/detail/zarr/write.hpp>
 #include <chunkwise/store.hpp>
 #include <chunkwise/zarr/error.hpp>
@@ -51,6 +52,27 @@ CHUNKWISE_ZARR_DECL existing_array open_existing(const std::string& store, const
 /// \throws zarr::error naming the field that differs: chunkwise then does not write into this array
 CHUNKWISE_ZARR_DECL void check_encoding(const std::string& store, const existing_array& e, const std::string& generated,
                                         const write_options& o);
+
+/// The array at `store` opened for reading as if it held `rows` rows: rows past its extent (an append's, written
+/// before its new extent is) read from the chunk files that hold them, the fill value where there are none.
+/// \throws zarr::error as zarr::array's constructor
+CHUNKWISE_ZARR_DECL state extended_state(const std::string& store, std::size_t rows);
+
+/// Rows [r0, r1) of the array `s` reads, every other axis whole, into `out` (resized).
+template <class T>
+void read_rows(const state& s, std::size_t r0, std::size_t r1, std::vector<T>& out) {
+    request q;
+    q.lo.assign(s.m.shape.size(), 0);
+    q.hi = s.m.shape;
+    q.lo[0] = r0;
+    q.hi[0] = r1;
+    q.out_shape = q.hi;
+    q.out_shape[0] = r1 - r0;
+    std::size_t n = 1;
+    for (std::size_t e : q.out_shape) n *= e;
+    out.resize(n);
+    if (n > 0) read_request<T>(s, q, out.data());
+}
 
 /// Ends an append: the metadata with the new shape put in place (its rows now visible), then the consolidated
 /// metadata of the groups above.

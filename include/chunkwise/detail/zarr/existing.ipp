@@ -128,6 +128,14 @@ CHUNKWISE_ZARR_DECL void check_encoding(const std::string& store, const existing
     }
 }
 
+CHUNKWISE_ZARR_DECL state extended_state(const std::string& store, std::size_t rows) {
+    state s;
+    s.store = store;
+    open_metadata(s);
+    if (!s.m.shape.empty()) s.m.shape[0] = std::max(s.m.shape[0], rows);
+    return s;
+}
+
 CHUNKWISE_ZARR_DECL void write_extent(const std::string& store, const existing_array& e) {
     json z = e.metadata;
     z["shape"] = e.new_shape;

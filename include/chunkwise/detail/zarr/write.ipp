@@ -131,8 +131,7 @@ CHUNKWISE_ZARR_DECL bool prepare_store(const std::string& store, write_mode mode
     if (mode == write_mode::append || mode == write_mode::update)
         throw error(store, "",
                     std::string("write_mode::") + mode_name(mode) +
-                        " is taken by zarr::write and zarr::write_blocks: the stream writer makes a new array "
-                        "(write_mode::create or replace)");
+                        " writes into the array there: no store is prepared for it");
     const auto refuse_foreign = [&](store_content c) {
         if (c == store_content::foreign)
             throw error(store, "", "exists and holds files that are not a Zarr array: not overwritten");

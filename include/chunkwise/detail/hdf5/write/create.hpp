@@ -72,6 +72,38 @@ CHUNKWISE_HDF5_DECL existing_dataset open_existing_dataset(hid_t fh, const std::
                                                            hid_t mem_type, const std::vector<std::size_t>& shape,
                                                            const write_options& opt);
 
+/// Rows written into an existing dataset (write_mode::append or update) as they come, from any thread: the file
+/// opened and the dataset checked (open_existing_dataset) and, for an append, extended once; each run of rows one
+/// H5Dwrite under the lock, HDF5 merging the chunks that runs, or the rows kept, share. What is written stays, closed
+/// or not: the dataset was there before.
+class existing_rows_writer {
+public:
+    /// `shape`: the rows this write gives (axis 0) and the dataset's other axes. \throws h5::error as
+    /// open_existing_dataset, or where the file cannot be opened or extended
+    existing_rows_writer(const std::string& file, const std::string& path, hid_t mem_type, std::size_t elem_size,
+                         const std::vector<std::size_t>& shape, const write_options& opt);
+    existing_rows_writer(const existing_rows_writer&) = delete;
+    existing_rows_writer& operator=(const existing_rows_writer&) = delete;
+    ~existing_rows_writer();
+
+    /// Rows [first, first + rows) of this write (row-major at `data`) at the dataset's rows from first_row (or its
+    /// old end). \throws h5::error where HDF5 fails
+    void write_rows(std::size_t first, const void* data, std::size_t rows);
+    /// Sets the attributes of the options (as set_attributes does), then closes the dataset and the file, checking
+    /// both. \throws h5::error
+    void close();
+    /// Throws h5::error "MODE: WHAT" (the rows written so far stay).
+    [[noreturn]] void fail(const std::string& what) const;
+
+private:
+    std::string file_, path_;
+    hid_t mem_type_;
+    write_options opt_;
+    std::vector<std::size_t> shape_;
+    handle file_h_;
+    existing_dataset d_;
+};
+
 /// A dataset being created and written. Call everything with the library lock held.
 class dataset_writer {
 public:

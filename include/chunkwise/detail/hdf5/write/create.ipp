@@ -193,6 +193,64 @@ CHUNKWISE_HDF5_DECL existing_dataset open_existing_dataset(hid_t fh, const std::
     return e;
 }
 
+CHUNKWISE_HDF5_DECL existing_rows_writer::existing_rows_writer(const std::string& file, const std::string& path,
+                                                               hid_t mem_type, std::size_t elem_size,
+                                                               const std::vector<std::size_t>& shape,
+                                                               const write_options& opt)
+        : file_(file), path_(path), mem_type_(mem_type), opt_(opt), shape_(shape) {
+    if (shape.empty()) fail("an array of rank 0 has no rows");
+    if (const std::string why = attributes_problem(opt.attributes); !why.empty()) fail(why);
+    std::error_code ec;
+    if (!std::filesystem::exists(file, ec))
+        fail(std::string("no such file (write_mode::") + mode_name(opt.mode) +
+             " writes into an existing dataset: create it first)");
+    std::uintmax_t bytes = elem_size;
+    for (std::size_t s : shape) bytes *= s;
+    if (const std::string problem = room_problem(file, bytes); !problem.empty()) fail(problem);
+    library_lock lock;
+    file_h_ = handle(H5Fopen(file.c_str(), H5F_ACC_RDWR, H5P_DEFAULT), H5Fclose);
+    if (!file_h_.valid()) fail("cannot open the file for writing: " + last_error());
+    d_ = open_existing_dataset(file_h_.get(), file, path, mem_type, shape, opt);
+    if (opt.mode == write_mode::append && shape[0] > 0) {
+        std::vector<hsize_t> dims = d_.dims;
+        dims[0] += shape[0];
+        if (H5Dset_extent(d_.dataset.get(), dims.data()) < 0)
+            fail("cannot extend axis 0 to " + std::to_string(dims[0]) + " rows: " + last_error());
+    }
+}
+
+CHUNKWISE_HDF5_DECL existing_rows_writer::~existing_rows_writer() {
+    d_.dataset.reset();  // handles close under the lock; what was written stays
+    file_h_.reset();
+}
+
+CHUNKWISE_HDF5_DECL void existing_rows_writer::write_rows(std::size_t first, const void* data, std::size_t rows) {
+    if (rows == 0) return;
+    library_lock lock;
+    std::vector<hsize_t> start(shape_.size(), 0), count(shape_.begin(), shape_.end());
+    start[0] = d_.first_row + first;
+    count[0] = rows;
+    const handle fspace(H5Dget_space(d_.dataset.get()), H5Sclose);
+    const handle mspace(H5Screate_simple(static_cast<int>(count.size()), count.data(), nullptr), H5Sclose);
+    if (!fspace.valid() || !mspace.valid() ||
+        H5Sselect_hyperslab(fspace.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr) < 0 ||
+        H5Dwrite(d_.dataset.get(), mem_type_, mspace.get(), fspace.get(), H5P_DEFAULT, data) < 0)
+        fail("writing rows [" + std::to_string(start[0]) + ", " + std::to_string(start[0] + rows) +
+             ") failed: " + last_error());
+}
+
+CHUNKWISE_HDF5_DECL void existing_rows_writer::close() {
+    library_lock lock;
+    if (!opt_.attributes.empty()) write_attributes(d_.dataset.get(), opt_.attributes, file_, path_);
+    const bool closed = d_.dataset.close(), flushed = file_h_.valid() && H5Fflush(file_h_.get(), H5F_SCOPE_LOCAL) >= 0;
+    if (!closed || !flushed || !file_h_.close())
+        fail("closing the dataset and the file failed (disk full?): " + last_error());
+}
+
+CHUNKWISE_HDF5_DECL void existing_rows_writer::fail(const std::string& what) const {
+    throw error(file_, path_, std::string(mode_name(opt_.mode)) + ": " + what);
+}
+
 }  // namespace detail
 }  // namespace chunkwise::h5
 
@@ -207,7 +265,7 @@ CHUNKWISE_HDF5_DECL dataset_writer::dataset_writer(const std::string& file, cons
         committed_ = true;  // nothing made
         throw error(file, path,
                     std::string("write: write_mode::") + mode_name(opt.mode) +
-                        " is taken by h5::write and h5::write_blocks: chunk_writer and stream_writer make a new "
+                        " is taken by h5::write, h5::write_blocks and h5::stream_writer: chunk_writer makes a new "
                         "dataset (write_mode::create or replace)");
     }
     file_h_ = file_existed ? handle(H5Fopen(file.c_str(), H5F_ACC_RDWR, fapl), H5Fclose)
