@@ -185,21 +185,11 @@ private:
     // Rows [row, row + rows) of this write into the array there, at its rows from first_row (or its old end): each
     // grid row they touch under its lock, merged with the rows of it they do not cover.
     void write_into(std::size_t row, const T* values, std::size_t rows) {
-        const std::size_t first = existing_->first_row + row, end = first + rows, unit = plan_.grid[0];
-        detail::store_lock lock(store_);
-        std::vector<T> kept;
-        for (std::size_t g = first / unit; g * unit < end; ++g) {
-            const std::size_t r0 = g * unit, r1 = std::min(r0 + unit, plan_.shape[0]);
-            lock.lock(1 + g, true);
-            std::vector<detail::slab<T>> slabs;
-            if (r0 < first || r1 > end) {
-                detail::read_rows<T>(*now_, r0, r1, kept);
-                slabs.push_back({r0, r1 - r0, kept.data()});
-            }
-            slabs.push_back({first, rows, values});
-            detail::write_grid_row<T>(store_, plan_, slabs, g);
-            lock.unlock(1 + g);
-        }
+        const std::size_t first = existing_->first_row + row, unit = plan_.grid[0];
+        detail::store_lock lock(store_);  // this caller's own
+        const std::vector<detail::slab<T>> slabs{{first, rows, values}};
+        for (std::size_t g = first / unit; g * unit < first + rows; ++g)
+            detail::merge_grid_row<T>(store_, plan_, *now_, lock, g, first, first + rows, slabs);
     }
 
     // The end of an append or update, on the root: the new extent (an append), the lock given back, the attributes.

@@ -15,7 +15,6 @@
 #include <chunkwise/partial_results.hpp>
 #include <chunkwise/partition.hpp>
 #include <chunkwise/policy.hpp>
-#include <chunkwise/zarr/array.hpp>
 #include <chunkwise/zarr/attributes.hpp>
 #include <chunkwise/zarr/error.hpp>
 #include <chunkwise/zarr/write_options.hpp>
@@ -216,6 +215,25 @@ void write_grid_row(const std::string& store, const plan& p, const std::vector<s
     }
 }
 
+/// Grid row g of the array plan `p` describes, rewritten whole from `slabs` (this write's rows of it, [first, end))
+/// under its lock in `locks` (slot 1 + g): its rows outside [first, end) read first from `now` (the array as it
+/// stands) and kept. What append and update write with, from any thread or process.
+template <class T>
+void merge_grid_row(const std::string& store, const plan& p, const state& now, store_lock& locks, std::size_t g,
+                    std::size_t first, std::size_t end, const std::vector<slab<T>>& slabs) {
+    const std::size_t r0 = g * p.grid[0], r1 = std::min(r0 + p.grid[0], now.m.shape[0]);
+    locks.lock(1 + g, true);
+    std::vector<slab<T>> all;
+    std::vector<T> kept;
+    if ((r0 < first || r1 > end) && r0 < r1) {
+        read_rows<T>(now, r0, r1, kept);
+        all.push_back({r0, r1 - r0, kept.data()});
+    }
+    all.insert(all.end(), slabs.begin(), slabs.end());
+    write_grid_row<T>(store, p, all, g);
+    locks.unlock(1 + g);
+}
+
 /// Writes `shape` values of T at `data` (row-major) into the existing array at `store`, as `o.mode` (append or
 /// update) asks: each grid row of chunks (shards) the rows touch is rewritten whole under its lock, the rows it keeps
 /// read first; an append's new extent is written last, so a reader sees the old extent or the new one.
@@ -231,24 +249,10 @@ void write_existing(const std::string& store, const std::vector<std::size_t>& sh
     check_encoding(store, e, metadata_text<T>(e.shape, p.grid, p.chunk, p.enc, p.format, p.sharded).second, o);
     const std::size_t rows = shape[0], first = e.first_row, unit = p.grid[0];
     if (rows > 0) {
-        const array old(store);
-        std::vector<T> kept;
-        for (std::size_t g = first / unit; g * unit < first + rows; ++g) {
-            const std::size_t r0 = g * unit, end = std::min(r0 + unit, e.new_shape[0]);
-            const std::size_t old_end = std::min(r0 + unit, e.shape[0]);
-            locks.lock(1 + g, true);
-            std::vector<slab<T>> slabs;
-            if ((r0 < first || end > first + rows) && r0 < old_end) {  // rows of the array this write keeps
-                std::size_t row = 1;
-                for (std::size_t d = 1; d < shape.size(); ++d) row *= shape[d];
-                kept.resize((old_end - r0) * row);
-                old.read_into(chunkwise::block{0, r0, old_end}, std::span<T>(kept));
-                slabs.push_back({r0, old_end - r0, kept.data()});
-            }
-            slabs.push_back({first, rows, data});
-            write_grid_row<T>(store, p, slabs, g);
-            locks.unlock(1 + g);
-        }
+        const state now = extended_state(store, e.new_shape[0]);
+        const std::vector<slab<T>> slabs{{first, rows, data}};
+        for (std::size_t g = first / unit; g * unit < first + rows; ++g)
+            merge_grid_row<T>(store, p, now, locks, g, first, first + rows, slabs);
     }
     if (o.mode == write_mode::append) write_extent(store, e);
     if (!o.attributes.empty()) set_attributes(store, o.attributes);
@@ -260,7 +264,9 @@ void write_existing(const std::string& store, const std::vector<std::size_t>& sh
     EXTERN template void write_grid_row<T>(const std::string&, const plan&, const std::vector<slab<T>>&, std::size_t); \
     EXTERN template void write_metadata<T>(const std::string&, const plan&);                                           \
     EXTERN template void write_existing<T>(const std::string&, const std::vector<std::size_t>&, const T*,              \
-                                           const write_options&);
+                                           const write_options&);                                                      \
+    EXTERN template void merge_grid_row<T>(const std::string&, const plan&, const state&, store_lock&, std::size_t,    \
+                                           std::size_t, std::size_t, const std::vector<slab<T>>&);
 #if !CHUNKWISE_ZARR_HEADER_ONLY
 /// One element type's write path, declared extern.
 #define CHUNKWISE_ZARR_EXTERN_WRITE(T) CHUNKWISE_ZARR_WRITE_INSTANCES(extern, T)

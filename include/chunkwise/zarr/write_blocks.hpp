@@ -106,7 +106,7 @@ private:
             p_ = make_plan<T>(store_, e.new_shape, e.options);
             check_encoding(store_, e,
                            metadata_text<T>(e.shape, p_.grid, p_.chunk, p_.enc, p_.format, p_.sharded).second, opt_);
-            old_.emplace(store_);
+            now_ = extended_state(store_, e.new_shape[0]);
         } catch (const std::exception& x) {
             mine = std::current_exception();
             problem = x.what();
@@ -115,7 +115,6 @@ private:
         if (mine) std::rethrow_exception(mine);
         if (!problem.empty()) throw error(store_, "", "write_blocks failed on another rank: " + problem);
         offset_ = e.first_row;
-        old_rows_ = e.shape[0];
         for (block_place& place : places_) place.row0 += offset_;
         assign_owners();
         slabs_ = owned_slabs<T>(places_, data_, local_);
@@ -133,25 +132,12 @@ private:
     // Grid row g: written from the slabs (create, replace); in an append or update, under its lock, merged with the
     // array's rows of it that this write keeps (a worker's own lock: threads exclude each other as processes do).
     void write_row(std::size_t g) {
-        if (!old_) {
+        if (!now_) {
             write_grid_row<T>(store_, p_, slabs_, g);
             return;
         }
-        store_lock lock(store_);
-        lock.lock(1 + g, true);
-        const std::size_t r0 = g * unit_, end = std::min(r0 + unit_, p_.shape[0]);
-        const std::size_t old_end = std::min(r0 + unit_, old_rows_);
-        std::vector<slab<T>> slabs;
-        std::vector<T> kept;
-        if ((r0 < offset_ || end > offset_ + shape_[0]) && r0 < old_end) {
-            std::size_t row = 1;
-            for (std::size_t extent : inner_) row *= extent;
-            kept.resize((old_end - r0) * row);
-            old_->read_into(chunkwise::block{0, r0, old_end}, std::span<T>(kept));
-            slabs.push_back({r0, old_end - r0, kept.data()});
-        }
-        slabs.insert(slabs.end(), slabs_.begin(), slabs_.end());
-        write_grid_row<T>(store_, p_, slabs, g);
+        store_lock lock(store_);  // this worker's own
+        merge_grid_row<T>(store_, p_, *now_, lock, g, offset_, offset_ + shape_[0], slabs_);
     }
 
     // The same call, store and options on every rank, or every rank throws naming each value.
@@ -319,8 +305,8 @@ private:
     plan p_;
     store_lock hold_;  // the root's: slot 0 of the store's lock, until the metadata (or new extent) is written
     bool created_ = false;
-    std::size_t offset_ = 0, old_rows_ = 0;  // append, update: the array's row of this write's first; its rows before
-    std::optional<array> old_;               // append, update: the array as it was, for the rows a write keeps
+    std::size_t offset_ = 0;    // append, update: the array's row of this write's first
+    std::optional<state> now_;  // append, update: the array as it stands, for the rows a write keeps
     std::vector<std::size_t> inner_, shape_, owner_;
     std::vector<block_place> places_;
     std::vector<const T*> data_;
