@@ -118,6 +118,7 @@ private:
 
     // The writer `opt` asks for; returns the rows a unit of the stream holds.
     std::size_t open(const std::vector<std::size_t>& shape, write_options opt) {
+        (void)check_shape(file_, path_, shape);  // first: rows_'s arguments are evaluated in no fixed order
         if (opt.mode == write_mode::append || opt.mode == write_mode::update) {
             into_ = std::make_unique<detail::existing_rows_writer>(file_, detail::normalize_path(path_),
                                                                    detail::native_type<T>(), sizeof(T), shape, opt);
