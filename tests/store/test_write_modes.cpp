@@ -11,7 +11,6 @@
 #include <chunkwise/zarr.hpp>
 
 #include <nlohmann/json.hpp>
-#include <xtensor/xtensor.hpp>
 
 #include <signal.h>
 #include <sys/wait.h>
