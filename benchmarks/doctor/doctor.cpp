@@ -9,6 +9,7 @@
 // Boost.MPI's MPI the same as the program's; for PATH: the file system (NFS, Lustre, GPFS, local), whether it can be
 // written and locked; the chunk index types of the HDF5 file format, each written there and read back, and how the
 // reads find their chunks; finally a small threaded read (and under MPI, a collective write and read) there.
+#include <chunkwise/bench/machine.hpp>
 #include <chunkwise/chunkwise.hpp>
 #include <chunkwise/hdf5.hpp>
 #include <chunkwise/hdf5/filters.hpp>
@@ -32,6 +33,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -233,6 +235,19 @@ void check_host(int rank) {
                         " usable by this process";
     // One core per rank is right for mpi_policy; hybrid_policy's threads would share it.
     if (usable == 1 && hw > 1) value += " (for hybrid_policy: mpiexec --map-by slot:PE=N, srun --cpus-per-task=N)";
+    // Other work on the machine: a scaling run's workers would share the cores with it.
+    chunkwise::bench::machine_info m;
+    m.cores = static_cast<std::size_t>(usable > 0 ? usable : static_cast<int>(hw));
+    m.load = chunkwise::bench::machine_info::load_average();
+    if (!std::isnan(m.load)) {
+        char load[160];
+        std::snprintf(load, sizeof load, "; load average %.2f (1 min): about %.1f of them free", m.load,
+                      m.cores_free());
+        value += load;
+        if (m.cores_free() < 0.8 * static_cast<double>(m.cores)) {
+            value += " (other work is running: scaling measured now measures the machine, not the workload)";
+        }
+    }
     note("ranks", "rank " + std::to_string(rank), value);
 }
 

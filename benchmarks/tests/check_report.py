@@ -113,7 +113,8 @@ def main():
         rows = list(csv.reader(f))
     header = ("workers,ranks,threads,repeats,mean_s,std_s,min_s,read_s,compute_s,wait_s,combine_s,other_s,lock_s,"
               "speedup,efficiency,karp_flatt,baseline_workers,slowest_rank,slowest_host,imbalance,lock_held_share,"
-              "lock_bound_16,lock_bound_64,lock_bound_1024,interval_low_s,interval_high_s,stop,read_bandwidth,core_hours")
+              "lock_bound_16,lock_bound_64,lock_bound_1024,interval_low_s,interval_high_s,stop,read_bandwidth,core_hours,"
+              "cpu_share,cpu_use,contended,load,steal")
     if ",".join(rows[0]) != header:
         fail("unexpected CSV header: %s" % ",".join(rows[0]))
     if len(rows) - 1 != len(pts):

@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
     opt.workload = "sum of sines";
     opt.workers = {1, 2};  // threads per rank
     opt.repeats = 2;
+    opt.precision = 0;  // exactly 2 repeats (default: until each mean is known within ±3%)
     auto report = chunkwise::bench::strong_scaling(
         opt, [&](std::size_t threads) { return chunkwise::hybrid_policy(world, threads); },
         [&](chunkwise::hybrid_policy& policy) {
@@ -36,7 +37,8 @@ int main(int argc, char** argv) {
     if (world.rank() == 0) {
         std::fprintf(stderr, "%s", report.table().c_str());  // the table (timings vary)
         std::printf("mode %s, %zu points:", report.mode.c_str(), report.points.size());
-        for (const auto& p : report.points) std::printf(" %zu ranks x %zu threads (%zu per-rank rows)", p.ranks, p.threads, p.per_rank.size());
+        for (const auto& p : report.points)
+            std::printf(" %zu ranks x %zu threads (%zu per-rank rows)", p.ranks, p.threads, p.per_rank.size());
         std::printf("\n");
     }
 }

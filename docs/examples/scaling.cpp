@@ -18,8 +18,8 @@ int main() {
 
     chunkwise::bench::scaling_options opt;
     opt.workload = "sum of sines";
-    opt.workers = {1, 2};  // thread counts
-    opt.repeats = 3;
+    opt.workers = {1, 2, 4};  // thread counts: three or more, one of them 1, for a prediction
+    opt.budget_s = 10;        // repeats until each mean is known within ±3%, at most 10 s per count
     auto report = chunkwise::bench::strong_scaling(opt, [&](chunkwise::thread_policy& pool) {
         auto partial = chunkwise::map_blocks(pool, blocks, analysis);
         (void)chunkwise::reduce(pool, std::move(partial), std::plus<>{});
@@ -29,10 +29,19 @@ int main() {
     const auto dir = std::filesystem::temp_directory_path() / "chunkwise-scaling-example";
     report.write(dir);                                                     // scaling.json, scaling.csv
     const std::string plots = chunkwise::bench::write_plots(report, dir);  // "" or why not
-    std::fprintf(stderr, "%s", report.table().c_str());                    // the table (timings vary)
+    std::fprintf(stderr, "%s", report.table().c_str());  // the table, with the advice or why there is none
+    const chunkwise::bench::prediction_report& advice = report.prediction;  // filled by strong_scaling
+    std::size_t contended = 0;
+    for (const auto& p : report.points) contended += p.contended ? 1 : 0;  // other work took the cores
+    std::fprintf(stderr, "advice: %s\n",
+                 advice.confident
+                     ? ("ask for " + std::to_string(static_cast<int>(advice.recommended)) + " workers").c_str()
+                 : advice.fitted ? ("not one count: " + advice.reason).c_str()
+                                 : ("none: " + advice.note).c_str());
+    std::fprintf(stderr, "%zu of %zu points contended\n", contended, report.points.size());
     std::printf(
-        "%zu points, Amdahl fitted: %s, files written: %s, plots: %s\n", report.points.size(),
-        report.amdahl_fitted ? "yes" : "no",
+        "%zu points, a prediction or why not: %s, files written: %s, plots: %s\n", report.points.size(),
+        advice.fitted || !advice.note.empty() ? "yes" : "no",
         std::filesystem::exists(dir / "scaling.json") && std::filesystem::exists(dir / "scaling.csv") ? "yes" : "no",
         plots.empty() ? "drawn" : "not drawn");
     std::filesystem::remove_all(dir);

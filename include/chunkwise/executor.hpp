@@ -72,8 +72,9 @@ bool run_one_block(Body& body, std::size_t index, std::vector<failure_record>& f
 
 /// Times one worker's stretch of blocks: everything between construction and destruction counts
 /// as busy, and the read and lock time reported meanwhile (read_scope, the HDF5 lock) as read
-/// and lock time. Count the blocks run in `blocks`; they are added to the worker's statistics at
-/// the end (statistics of different threads share cache lines: written once, not per block).
+/// and lock time, and the scheduler's account of the thread (time on a CPU, time waiting for one). Count the blocks run
+/// in `blocks`; they are added to the worker's statistics at the end (statistics of different threads share cache
+/// lines: written once, not per block).
 class worker_clock {
 public:
     /// Starts timing into `w`, the statistics of this worker.
@@ -83,6 +84,7 @@ public:
               wait0_(detail::thread_lock_wait_seconds),
               held0_(detail::thread_lock_held_seconds),
               bytes0_(detail::thread_read_bytes),
+              sched0_(detail::thread_sched_now()),
               t0_(clock::now()) {}
     /// Adds the stretch's busy, read and lock time and its blocks to the worker's statistics.
     ~worker_clock() {
@@ -92,6 +94,9 @@ public:
         w_.lock_held += detail::thread_lock_held_seconds - held0_;
         w_.read_bytes += detail::thread_read_bytes - bytes0_;
         w_.blocks += blocks;
+        const detail::thread_sched now = detail::thread_sched_now();
+        w_.cpu += now.on_cpu - sched0_.on_cpu;
+        w_.run_delay += now.waiting - sched0_.waiting;  // NaN where the kernel does not say
     }
     std::size_t blocks = 0;  ///< blocks run in this stretch
     worker_clock(const worker_clock&) = delete;
@@ -100,6 +105,7 @@ public:
 private:
     worker_stats& w_;
     double read0_, wait0_, held0_, bytes0_;
+    detail::thread_sched sched0_;
     clock::time_point t0_;
 };
 
@@ -114,6 +120,8 @@ inline void add_worker_time(std::vector<worker_stats>& total, const std::vector<
         total[w].lock_wait += part[w].lock_wait;
         total[w].lock_held += part[w].lock_held;
         total[w].read_bytes += part[w].read_bytes;
+        total[w].cpu += part[w].cpu;
+        total[w].run_delay += part[w].run_delay;
     }
 }
 

@@ -4,7 +4,10 @@
 
 #include <chunkwise/detail/core/clock.hpp>
 
+#include <algorithm>
+#include <cmath>
 #include <cstddef>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -26,11 +29,24 @@ struct worker_stats {
     double lock_wait = 0;    ///< seconds of read spent waiting for a lock of the read path
     double lock_held = 0;    ///< seconds of read spent holding one (serial: no other reader runs it)
     double read_bytes = 0;   ///< bytes read from storage (h5 reads, count_read_bytes; exact up to 2^53)
+    double cpu = 0;          ///< seconds of busy the worker's thread ran on a CPU (the scheduler's account)
+    /// Seconds of busy the worker's thread was ready to run but waited for a CPU (Linux's schedstat;
+    /// NaN where the kernel does not say).
+    double run_delay = 0;
 
     /// Seconds of busy not spent reading.
     [[nodiscard]] double compute() const noexcept { return busy - read; }
     /// Seconds of read spent at a lock: waiting for it and holding it.
     [[nodiscard]] double lock() const noexcept { return lock_wait + lock_held; }
+    /// Of its busy time, the share the worker was not kept waiting for a CPU: 1 - run_delay / busy
+    /// (cpu / busy where the kernel gives no run_delay; NaN before any block ran). About 1 alone on
+    /// a core, whether the work computes, sleeps or waits on storage; below 0.8, other work took
+    /// its cores (docs/scaling.md, "Contention").
+    [[nodiscard]] double cpu_share() const noexcept {
+        if (!(busy > 0)) return std::numeric_limits<double>::quiet_NaN();
+        const double share = std::isnan(run_delay) ? cpu / busy : 1 - run_delay / busy;
+        return std::clamp(share, 0.0, 1.0);
+    }
 };
 
 /// Statistics of one `map_blocks` call in this process, plus the combine step that consumed it.
@@ -70,6 +86,9 @@ struct run_summary {
     double total_combine = 0;        ///< combine seconds summed over all workers
     double total_lock_wait = 0;      ///< seconds waiting for a lock of the read path, all workers
     double total_lock_held = 0;      ///< seconds holding one, all workers (serial: see docs/scaling.md)
+    /// The mean of worker_stats::cpu_share over the workers that ran blocks: below 0.8, other work
+    /// took the cores (NaN: none ran).
+    double cpu_share = std::numeric_limits<double>::quiet_NaN();
 };
 
 /// Sums up the statistics of every rank (from gather_stats) or of one process: the slowest and
@@ -77,7 +96,8 @@ struct run_summary {
 [[nodiscard]] inline run_summary summarize(const std::vector<run_stats>& ranks) {
     run_summary s;
     s.ranks = ranks.size();
-    double busy_total = 0;
+    double busy_total = 0, share_total = 0;
+    std::size_t judged = 0;
     bool first = true;
     for (const run_stats& r : ranks) {
         s.wall = r.wall > s.wall ? r.wall : s.wall;
@@ -91,6 +111,10 @@ struct run_summary {
             s.total_combine += x.combine;
             s.total_lock_wait += x.lock_wait;
             s.total_lock_held += x.lock_held;
+            if (const double share = x.cpu_share(); !std::isnan(share)) {
+                share_total += share;
+                ++judged;
+            }
             if (first || x.busy > s.busy_max) {
                 s.busy_max = x.busy;
                 s.slowest_rank = r.rank;
@@ -107,6 +131,7 @@ struct run_summary {
     }
     if (s.workers > 0) s.busy_mean = busy_total / static_cast<double>(s.workers);
     s.imbalance = s.busy_mean > 0 ? s.busy_max / s.busy_mean : 1.0;
+    if (judged > 0) s.cpu_share = share_total / static_cast<double>(judged);
     return s;
 }
 

@@ -8,10 +8,18 @@
 #include <chunkwise/chunkwise.hpp>
 #include <chunkwise/detail/bench/json.hpp>
 
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <thread>
+#include <variant>
 #include <limits>
 #include <string>
 #include <vector>
@@ -107,7 +115,7 @@ TEST_CASE("the report's JSON and CSV follow the documented schema", "[scaling]")
     REQUIRE(csv.rfind("workers,ranks,threads,repeats,mean_s,std_s,min_s,read_s,compute_s,wait_s,combine_s,other_s,"
                       "lock_s,speedup,efficiency,karp_flatt,baseline_workers,slowest_rank,slowest_host,imbalance,"
                       "lock_held_share,lock_bound_16,lock_bound_64,lock_bound_1024,interval_low_s,interval_high_s,stop,"
-                      "read_bandwidth,core_hours\n"
+                      "read_bandwidth,core_hours,cpu_share,cpu_use,contended,load,steal\n"
                       "1,1,1,2,",
                       0) == 0);
     REQUIRE(std::count(csv.begin(), csv.end(), '\n') == 4);
@@ -141,16 +149,16 @@ TEST_CASE("the report's JSON and CSV follow the documented schema", "[scaling]")
         j.replace(f, j.find_first_of(",}", f) - f, value);
         return j;
     };
-    REQUIRE_THROWS_WITH(bench::scaling_report::from_json(edited("workers", "1099511627776")),
-                        Catch::Matchers::Contains("has workers 1.09951e+12 (no run makes fewer than 1 or more than 2^20)"));
+    REQUIRE_THROWS_WITH(
+        bench::scaling_report::from_json(edited("workers", "1099511627776")),
+        Catch::Matchers::Contains("has workers 1.09951e+12 (no run makes fewer than 1 or more than 2^20)"));
     REQUIRE_THROWS_WITH(bench::scaling_report::from_json(edited("repeats", "-5")),
                         Catch::Matchers::Contains("has repeats -5"));
     REQUIRE_THROWS_WITH(bench::scaling_report::from_json(edited("threads", "3")),
                         Catch::Matchers::Contains("ranks of 3 threads"));
 }
 
-TEST_CASE("the lock of the read path: its held share of the busy time and the Amdahl bound it implies",
-          "[scaling]") {
+TEST_CASE("the lock of the read path: its held share of the busy time and the Amdahl bound it implies", "[scaling]") {
     // Two ranks of two workers: 1 s busy each, of which 0.1 s (rank 0) and 0.3 s (rank 1) held.
     std::vector<chunkwise::run_stats> ranks(2);
     for (int r = 0; r < 2; ++r) {
@@ -193,6 +201,7 @@ TEST_CASE("strong_scaling runs a workload over thread counts and fills phases; b
     opt.workload = "harmonic";
     opt.workers = {1, 2, 3};
     opt.repeats = 2;
+    opt.precision = 0;  // exactly 2 repeats
     std::size_t calls = 0;
     const auto report = bench::strong_scaling(opt, [&](chunkwise::thread_policy& pool) {
         ++calls;
@@ -340,9 +349,9 @@ TEST_CASE("phases add up to the wall time, with the straggler, its host and the 
         const double slow = 0.8 + 0.01 * repeat;
         // Rank 1 on host b is the straggler; every rank's map_blocks ends together (1.0 s), rank 0
         // combines for 0.05 s, and each rank times its own repeat (the launch and barriers: other).
-        const std::vector<chunkwise::run_stats> stats{
-            rank_stats(0, "a", {{0.5, 0.1}, {0.4, 0.1}}, 1.0, 0.05), rank_stats(1, "b", {{slow, 0.3}, {slow, 0.2}}, 1.0, 0.0),
-            rank_stats(2, "c", {{0.3, 0.1}, {0.35, 0.1}}, 1.0, 0.0)};
+        const std::vector<chunkwise::run_stats> stats{rank_stats(0, "a", {{0.5, 0.1}, {0.4, 0.1}}, 1.0, 0.05),
+                                                      rank_stats(1, "b", {{slow, 0.3}, {slow, 0.2}}, 1.0, 0.0),
+                                                      rank_stats(2, "c", {{0.3, 0.1}, {0.35, 0.1}}, 1.0, 0.0)};
         p.add_repeat(stats, {1.2, 1.3 + 0.01 * repeat, 1.1});
     }
     REQUIRE(p.samples.size() == 3);
@@ -395,8 +404,7 @@ TEST_CASE("phases add up to the wall time, with the straggler, its host and the 
     REQUIRE_THROWS_AS(p.add_repeat({}, {}), std::invalid_argument);
 }
 
-TEST_CASE("the per-phase model recovers known parameters and predicts; Amdahl and USL beside it",
-          "[scaling][model]") {
+TEST_CASE("the per-phase model recovers known parameters and predicts; Amdahl and USL beside it", "[scaling][model]") {
     // Exact data from t(N) = 0.05 + 0.45/N + max(0.16/N, 0.064) + 0.005 g(N).
     for (bool log_growth : {false, true}) {
         INFO("g(N) = " << (log_growth ? "log2 N" : "N"));
@@ -496,6 +504,7 @@ namespace {
 bench::scaling_report report_of(const std::vector<std::size_t>& counts, double (*t)(double), double noise) {
     bench::scaling_report r;
     r.workload = "law";
+    r.machine.cores = 1024;  // a large machine: the advice is not bounded by its cores
     for (std::size_t n : counts) {
         bench::scaling_point p;
         p.workers = p.threads = n;
@@ -512,7 +521,8 @@ bench::scaling_report report_of(const std::vector<std::size_t>& counts, double (
 TEST_CASE("predict chooses the fit that predicts held-out points best", "[scaling][model]") {
     // Amdahl exactly, the serial part inside the compute phase (a lock in user code): the
     // per-phase model cannot see it; Amdahl predicts the held-out points without error.
-    auto r = report_of({1, 2, 4, 8}, [](double n) { return 0.4 * (0.1 + 0.9 / n); }, 0.001);
+    auto r = report_of(
+        {1, 2, 4, 8}, [](double n) { return 0.4 * (0.1 + 0.9 / n); }, 0.001);
     bench::predict(r, true);
     const auto& q = r.prediction;
     INFO(r.table());
@@ -528,7 +538,8 @@ TEST_CASE("predict chooses the fit that predicts held-out points best", "[scalin
 
 TEST_CASE("predict is honest when unsure: noise, poor held-out fits, bounds, oversubscription", "[scaling][model]") {
     SECTION("points within each other's noise") {
-        auto r = report_of({1, 2, 4}, [](double n) { return n == 1 ? 1.0 : 0.6; }, 0.05);
+        auto r = report_of(
+            {1, 2, 4}, [](double n) { return n == 1 ? 1.0 : 0.6; }, 0.05);
         bench::predict(r, true);
         const auto& q = r.prediction;
         REQUIRE_FALSE(q.confident);
@@ -543,7 +554,8 @@ TEST_CASE("predict is honest when unsure: noise, poor held-out fits, bounds, ove
         REQUIRE_THAT(r.table(), Contains("no single count") && Contains("measure 8 workers to decide"));
     }
     SECTION("a point of one sample: noise unknown") {
-        auto r = report_of({1, 2, 4}, [](double n) { return 1 / n; }, 0);
+        auto r = report_of(
+            {1, 2, 4}, [](double n) { return 1 / n; }, 0);
         r.points[1].samples = {0.5};
         r.finish();
         bench::predict(r, true);
@@ -552,14 +564,16 @@ TEST_CASE("predict is honest when unsure: noise, poor held-out fits, bounds, ove
     }
     SECTION("no fit predicts the held-out point within 15%") {
         // Perfect scaling to 2, then slower at 4 and 8: none of the laws saw it coming.
-        auto r = report_of({1, 2, 4, 8}, [](double n) { return n <= 2 ? 1 / n : n / 8; }, 0.001);
+        auto r = report_of(
+            {1, 2, 4, 8}, [](double n) { return n <= 2 ? 1 / n : n / 8; }, 0.001);
         bench::predict(r, true);
         REQUIRE_FALSE(r.prediction.confident);
         REQUIRE_THAT(r.prediction.reason, Contains("the limit is 15%"));
         REQUIRE(r.prediction.next_measurement == 16);
     }
     SECTION("oversubscribed beyond --cores") {
-        auto r = report_of({1, 2, 4}, [](double n) { return 0.1 + 0.9 / n; }, 0.001);
+        auto r = report_of(
+            {1, 2, 4}, [](double n) { return 0.1 + 0.9 / n; }, 0.001);
         bench::predict(r, true, 2);
         REQUIRE_FALSE(r.prediction.confident);
         REQUIRE_THAT(r.prediction.reason, Contains("the point at 4 workers ran on 2 cores (oversubscribed)"));
@@ -582,7 +596,8 @@ TEST_CASE("fits stay within physical bounds and say when a bound holds them", "[
     REQUIRE(bench::fit_amdahl(n, good).at_bound.empty());
     // Times that grow with N: a fit that describes them advises 1 worker; Karp-Flatt above 1 is
     // called what it is.
-    auto r = report_of({1, 2, 4}, [](double x) { return 0.8 + 0.2 * x; }, 0.001);
+    auto r = report_of(
+        {1, 2, 4}, [](double x) { return 0.8 + 0.2 * x; }, 0.001);
     bench::predict(r, true);
     INFO(r.table());
     REQUIRE_THAT(r.table(), Contains("note: Karp-Flatt 1.40 at 2 workers is above 1"));
@@ -591,7 +606,8 @@ TEST_CASE("fits stay within physical bounds and say when a bound holds them", "[
 
 TEST_CASE("predict in nodes: core-hours on whole nodes; a node size that does not divide is refused",
           "[scaling][model]") {
-    auto r = report_of({1, 2, 4, 8}, [](double n) { return 3600 * (0.05 + 0.95 / n); }, 0.001);
+    auto r = report_of(
+        {1, 2, 4, 8}, [](double n) { return 3600 * (0.05 + 0.95 / n); }, 0.001);
     bench::predict(r, true, 0, 4);
     const auto& q = r.prediction;
     REQUIRE(q.confident);
@@ -609,8 +625,10 @@ TEST_CASE("predict in nodes: core-hours on whole nodes; a node size that does no
 }
 
 TEST_CASE("merge refuses reports of different work, naming each field that differs", "[scaling]") {
-    auto a = report_of({1, 2}, [](double n) { return 1 / n; }, 0.01);
-    auto b = report_of({4}, [](double n) { return 1 / n; }, 0.01);
+    auto a = report_of(
+        {1, 2}, [](double n) { return 1 / n; }, 0.01);
+    auto b = report_of(
+        {4}, [](double n) { return 1 / n; }, 0.01);
     a.fingerprint = {"chunkwise-bench rmsd", "rmsd", "--every 1", "/data/traj.h5", 1000, "chunked (1, 10, 3)"};
     b.fingerprint = a.fingerprint;
     REQUIRE(bench::scaling_report::merge({a, b}, {"A", "B"}).points.size() == 3);
@@ -633,10 +651,9 @@ TEST_CASE("per-host summary: ranks, threads, busy, read bytes and seconds, slowe
         for (auto& w : s.workers) w.read_bytes = bytes;
         return s;
     };
-    const std::vector<chunkwise::run_stats> all{
-        with_bytes(rank_stats(0, "a", {{1.0, 0.5}, {1.0, 0.5}}, 1.2, 0), 100),
-        with_bytes(rank_stats(1, "a", {{2.0, 0.5}, {2.0, 0.5}}, 2.2, 0), 200),
-        with_bytes(rank_stats(2, "b", {{1.5, 1.0}, {1.5, 1.0}}, 1.7, 0), 300)};
+    const std::vector<chunkwise::run_stats> all{with_bytes(rank_stats(0, "a", {{1.0, 0.5}, {1.0, 0.5}}, 1.2, 0), 100),
+                                                with_bytes(rank_stats(1, "a", {{2.0, 0.5}, {2.0, 0.5}}, 2.2, 0), 200),
+                                                with_bytes(rank_stats(2, "b", {{1.5, 1.0}, {1.5, 1.0}}, 1.7, 0), 300)};
     p.add_repeat(all, {1.2, 2.2, 1.7});
     REQUIRE(p.per_host.size() == 2);
     REQUIRE(p.per_host[0].host == "a");
@@ -664,11 +681,11 @@ TEST_CASE("per-host summary: ranks, threads, busy, read bytes and seconds, slowe
 
 TEST_CASE("strong_scaling repeats until the mean is known, the budget runs out, or the most repeats", "[scaling]") {
     auto work = [](chunkwise::thread_policy& pool) {
-        auto partial = chunkwise::map_blocks(pool, chunkwise::partition(8, chunkwise::parts{8}),
-                                             [](const chunkwise::block& b) {
-                                                 chunkwise::count_read_bytes(1000);
-                                                 return static_cast<double>(b.begin);
-                                             });
+        auto partial =
+            chunkwise::map_blocks(pool, chunkwise::partition(8, chunkwise::parts{8}), [](const chunkwise::block& b) {
+                chunkwise::count_read_bytes(1000);
+                return static_cast<double>(b.begin);
+            });
         (void)chunkwise::gather(pool, std::move(partial));
         return partial.stats();
     };
@@ -696,4 +713,270 @@ TEST_CASE("strong_scaling repeats until the mean is known, the budget runs out, 
     REQUIRE(r.points[0].stop == "fixed");
     opt.precision = -1;
     REQUIRE_THROWS_WITH(bench::strong_scaling(opt, work), Contains("precision and budget_s must be >= 0"));
+}
+
+namespace {
+
+/// Processes that keep every core busy while it lives: other work on the machine.
+class cpu_hog {
+public:
+    explicit cpu_hog(unsigned processes) {
+        for (unsigned i = 0; i < processes; ++i) {
+            const pid_t pid = ::fork();
+            if (pid == 0) {
+                std::atomic<unsigned long> spins{0};
+                for (;;) spins.fetch_add(1, std::memory_order_relaxed);
+            }
+            if (pid > 0) pids_.push_back(pid);
+        }
+        ::usleep(200000);  // the load average and the scheduler see them
+    }
+    cpu_hog(const cpu_hog&) = delete;
+    cpu_hog& operator=(const cpu_hog&) = delete;
+    ~cpu_hog() {
+        for (pid_t pid : pids_) ::kill(pid, SIGKILL);
+        for (pid_t pid : pids_) ::waitpid(pid, nullptr, 0);
+    }
+
+private:
+    std::vector<pid_t> pids_;
+};
+
+/// A user's CPU-bound analysis measured at 1 and 2 threads, exactly 3 repeats each.
+bench::scaling_report sines_at_1_and_2() {
+    const auto blocks = chunkwise::partition(12'000'000, chunkwise::parts{32});
+    bench::scaling_options opt;
+    opt.workload = "sum of sines";
+    opt.workers = {1, 2};
+    opt.precision = 0;
+    opt.repeats = 5;
+    return bench::strong_scaling(opt, [&](chunkwise::thread_policy& pool) {
+        auto partial = chunkwise::map_blocks(pool, blocks, [](const chunkwise::block& b) {
+            double s = 0;
+            for (std::size_t i = b.begin; i < b.end; ++i) s += std::sin(static_cast<double>(i));
+            return s;
+        });
+        (void)chunkwise::reduce(pool, std::move(partial), std::plus<>{});
+        return partial.stats();
+    });
+}
+
+}  // namespace
+
+TEST_CASE("cpu_share: the scheduler's account of each worker; summarize averages it", "[scaling][contention]") {
+    chunkwise::thread_policy pool(2);
+    auto partial = chunkwise::map_blocks(pool, chunkwise::partition(2'000'000, chunkwise::parts{8}),
+                                         [](const chunkwise::block& b) {
+                                             double s = 0;
+                                             for (std::size_t i = b.begin; i < b.end; ++i) s += std::sqrt(i * 1.0);
+                                             return s;
+                                         });
+    const chunkwise::run_stats& st = partial.stats();
+    for (const chunkwise::worker_stats& w : st.workers) {
+        if (w.blocks == 0) continue;
+        REQUIRE(w.cpu > 0);
+        REQUIRE(w.cpu <= w.busy * 1.05 + 0.002);
+        REQUIRE(w.run_delay >= 0);  // Linux keeps it (schedstat)
+    }
+    const auto sum = chunkwise::summarize(st);
+    REQUIRE(sum.cpu_share > 0);
+    REQUIRE(sum.cpu_share <= 1);
+
+    chunkwise::worker_stats sleeper;  // slept most of its busy time, hardly kept waiting for a CPU
+    sleeper.busy = 1;
+    sleeper.cpu = 0.005;
+    sleeper.run_delay = 0.005;
+    REQUIRE(sleeper.cpu_share() == Approx(0.995));
+    REQUIRE(std::isnan(chunkwise::worker_stats{}.cpu_share()));  // ran nothing
+    chunkwise::worker_stats crowded;                             // waited for a CPU half of its busy time
+    crowded.busy = 1;
+    crowded.cpu = 0.5;
+    crowded.run_delay = 0.5;
+    REQUIRE(crowded.cpu_share() == 0.5);
+    crowded.run_delay = std::numeric_limits<double>::quiet_NaN();  // no schedstat: cpu / busy
+    REQUIRE(crowded.cpu_share() == 0.5);
+}
+
+TEST_CASE("contended points: named in the table, in no fit, no advice from fewer than three clean counts",
+          "[scaling][contention]") {
+    auto r = report_of(
+        {1, 2, 4}, [](double n) { return 0.1 + 0.9 / n; }, 0.001);
+    for (auto& p : r.points) p.cpu_share = 0.97;
+    r.points[2].cpu_share = 0.48;
+    r.points[2].load = 4.5;
+    r.finish();
+    REQUIRE(r.points[2].contended);
+    REQUIRE_FALSE(r.points[1].contended);
+    REQUIRE(r.amdahl_fitted);  // 1 and 2 are clean
+    REQUIRE(r.amdahl.serial_fraction == Approx(0.1).margin(0.01));
+    bench::predict(r, false, 1024);
+    REQUIRE_FALSE(r.prediction.fitted);
+    REQUIRE_THAT(r.prediction.note, Contains("1 of 3 points contended (at 4 workers): other work took the cores") &&
+                                        Contains("no advice without three clean worker counts"));
+    const std::string table = r.table();
+    REQUIRE_THAT(table, Contains("contended: at 4 workers, workers got 0.48 of a core each: this point measures the "
+                                 "machine, not the workload (load average 4.50"));
+    REQUIRE_THAT(table, Contains("prediction: none (1 of 3 points contended"));
+    REQUIRE_THROWS_WITH(bench::predict(r, true), Contains("points contended"));
+    const auto v = chunkwise::detail::json_parser(r.json()).parse();
+    REQUIRE(std::get<bool>(v["points"].as_array()->at(2)["contended"].v));
+    REQUIRE(v["points"].as_array()->at(2)["cpu_share"].number() == 0.48);
+    const auto back = bench::scaling_report::from_json(r.json());
+    REQUIRE(back.points[2].contended);
+    REQUIRE(back.points[2].load == 4.5);
+
+    // The point at 1 worker contended: no fit at all, and the note says why.
+    r.points[0].cpu_share = 0.6;
+    r.finish();
+    REQUIRE_FALSE(r.amdahl_fitted);
+    REQUIRE_THAT(r.amdahl_note, Contains("2 of 3 points contended") && Contains("so no fit"));
+    REQUIRE_THAT(r.table(),
+                 Contains("Amdahl and USL fits: none (2 of 3 points contended") && !Contains("serial fraction"));
+
+    // Stolen CPU time is contention too.
+    auto s = report_of(
+        {1, 2, 4, 8}, [](double n) { return 0.1 + 0.9 / n; }, 0.001);
+    s.points[3].steal = 0.31;
+    s.finish();
+    REQUIRE(s.points[3].contended);
+    REQUIRE_THAT(s.table(), Contains("at 8 workers, the hypervisor stole 31% of the CPU time"));
+    bench::predict(s, false, 1024);  // three clean counts: fitted on them
+    REQUIRE(s.prediction.fitted);
+    REQUIRE_THAT(s.prediction.note, Contains("not fitted: 1 of 4 points contended"));
+}
+
+TEST_CASE("a busy machine: strong_scaling reports contention, no serial fraction and no advice", "[.contention-hog]") {
+    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+    bench::scaling_report r;
+    {
+        cpu_hog hog(cores + 1);  // more busy processes than cores
+        r = sines_at_1_and_2();
+    }
+    INFO(r.table());
+    for (const auto& p : r.points) {
+        REQUIRE(p.cpu_share < bench::contended_cpu_share);
+        REQUIRE(p.contended);
+    }
+    REQUIRE(r.machine.load >= 0);
+    REQUIRE_FALSE(r.amdahl_fitted);
+    REQUIRE_FALSE(r.prediction.fitted);
+    const std::string table = r.table();
+    REQUIRE_THAT(table, Contains("this point measures the machine, not the workload"));
+    REQUIRE_THAT(table, !Contains("serial fraction") && !Contains("ask for"));
+    REQUIRE_THAT(table, Contains("prediction: none (the model needs measured points at three worker counts") &&
+                            Contains("; and 2 of 2 points contended (at 1 and 2 workers)"));
+}
+
+TEST_CASE("a quiet machine: the same run is clean and advises as before", "[.contention-quiet]") {
+    const bench::scaling_report r = sines_at_1_and_2();
+    INFO(r.table());
+    for (const auto& p : r.points) {
+        REQUIRE(p.cpu_share >= bench::contended_cpu_share);
+        REQUIRE_FALSE(p.contended);
+    }
+    REQUIRE(r.amdahl_fitted);
+    REQUIRE(r.points[1].speedup > 1.5);
+    REQUIRE_THAT(r.table(), Contains("serial fraction") && !Contains("contended"));
+    // Two counts: no prediction, and the table says why.
+    REQUIRE_THAT(r.table(), Contains("prediction: none (") && Contains("three worker counts"));
+}
+
+TEST_CASE("strong_scaling advises by itself, within the cores of the machine", "[.advice-library]") {
+    const auto blocks = chunkwise::partition(64, chunkwise::parts{64});
+    bench::scaling_options opt;
+    opt.workload = "sleepy";
+    opt.workers = {1, 2, 4};
+    opt.repeats = 3;
+    opt.precision = 0;
+    opt.cores = 2;  // --cores 2: no advice may ask for more than 2 workers
+    const auto r = bench::strong_scaling(opt, [&](chunkwise::thread_policy& pool) {
+        auto partial = chunkwise::map_blocks(pool, blocks, [](const chunkwise::block& b) {
+            chunkwise::count_read_bytes(1000);
+            ::usleep(2000);  // sleeps: nothing to judge of its CPU share
+            return b.begin;
+        });
+        (void)chunkwise::gather(pool, std::move(partial));
+        return partial.stats();
+    });
+    INFO(r.table());
+    REQUIRE(r.bytes_read == 64000);  // the bytes the workers counted, on the library path
+    REQUIRE(chunkwise::detail::json_parser(r.json()).parse()["io"]["bytes_read"].number() == 64000);
+    REQUIRE(r.prediction.fitted);  // filled by strong_scaling
+    REQUIRE(r.prediction.cores_per_host == 2);
+    REQUIRE_FALSE(r.prediction.confident);  // 4 workers on 2 cores: oversubscribed
+    REQUIRE(std::isnan(r.prediction.next_measurement));
+    REQUIRE_THAT(r.prediction.next_note, Contains("measure 8 workers on a machine with at least 8 cores to decide"));
+    REQUIRE_THAT(r.table(), Contains("on a machine with at least 8 cores") && !Contains("measure 8 workers to decide"));
+    for (const auto& p : r.points) {
+        REQUIRE(p.cpu_use < 0.5);  // the workers sleep: they hardly run on a CPU
+        REQUIRE_FALSE(p.contended);
+    }
+}
+
+TEST_CASE("every printed fit reproduces each point it was fitted to within its stated error", "[scaling][model]") {
+    const std::vector<double (*)(double)> laws{[](double n) { return 0.1 + 0.9 / n; },
+                                               [](double n) { return 0.2 + 0.8 / n + 0.01 * n; },
+                                               [](double n) { return n <= 2 ? 1 / n : n / 8; }};
+    for (auto law : laws) {
+        auto r = report_of({1, 2, 4, 8}, law, 0.01);
+        bench::predict(r, false, 0);
+        const std::string table = r.table();
+        INFO(table);
+        const auto& q = r.prediction;
+        REQUIRE(q.fitted);
+        const auto model_line = table.find("model: t(N) = ");
+        if (model_line != std::string::npos) {
+            double ts = 0, w = 0, r1 = 0, cap = 0, c = 0, stated = 0;
+            char growth[16] = {};
+            REQUIRE(std::sscanf(table.c_str() + model_line,
+                                "model: t(N) = %lf + %lf/N + read max(%lf/N, %lf) + %lf*%15[^ ]", &ts, &w, &r1, &cap,
+                                &c, growth) == 6);
+            const auto within = table.find("every point within ", model_line);
+            REQUIRE(std::sscanf(table.c_str() + within, "every point within %lf%%", &stated) == 1);
+            for (const auto& p : r.points) {
+                const double n = static_cast<double>(p.workers);
+                const double g = std::string(growth) == "N" ? n : std::log2(n);
+                const double t = ts + w / n + std::max(r1 / n, cap) + c * g;
+                REQUIRE(std::fabs(t - p.mean) / p.mean <= stated / 100 + 0.002);  // printed to 4 places
+            }
+        } else {
+            REQUIRE_THAT(table, Contains("model: off by"));
+            REQUIRE(q.model_error > 0.15);
+        }
+        for (const char* fit : {"Amdahl fit: serial fraction", "USL fit: contention"}) {
+            const auto at = table.find(fit);
+            if (at == std::string::npos) continue;
+            const auto within = table.find("every point within ", at);
+            double stated = 0;
+            REQUIRE(std::sscanf(table.c_str() + within, "every point within %lf%%", &stated) == 1);
+            REQUIRE(stated <= 15.0);
+            for (const auto& p : r.points) {
+                const double n = static_cast<double>(p.workers);
+                const double t = std::string(fit).starts_with("Amdahl") ? r.amdahl.time_at(n) : r.usl.time_at(n);
+                REQUIRE(std::fabs(t - p.mean) / p.mean <= stated / 100 + 0.001);
+            }
+        }
+    }
+    // A fit at its bound is not printed as a finding; nor a USL peak below one worker.
+    auto rising = report_of(
+        {1, 2, 4}, [](double n) { return 0.5 + 0.1 * n; }, 0.001);
+    const std::string t = rising.table();
+    REQUIRE_THAT(t, Contains("Amdahl fit: held at a bound (serial_fraction = 1") && Contains("not a finding"));
+    REQUIRE_THAT(t, !Contains("peak at 0 workers") && !Contains("peak at none"));
+    // Times that fall faster than 1/N: the serial fraction at its bound 0 is printed, saying so.
+    auto superlinear = report_of(
+        {1, 2, 4}, [](double n) { return n == 1 ? 1.0 : 0.95 / n; }, 0.001);
+    REQUIRE_THAT(superlinear.table(), Contains("Amdahl fit: serial fraction 0.0000") &&
+                                          Contains("(serial_fraction = 0: the times fall faster than 1/N)"));
+}
+
+TEST_CASE("the speedup plot's worker ticks are whole numbers", "[scaling]") {
+    auto r = report_of(
+        {1, 2}, [](double n) { return 1 / n; }, 0.001);
+    const std::string script = chunkwise::detail::plot_script(r, "/tmp");
+    REQUIRE_THAT(script, Contains("set xtics 0, 1\n"));
+    auto big = report_of(
+        {1, 2, 4, 8, 16, 32}, [](double n) { return 0.05 + 0.95 / n; }, 0.001);
+    bench::predict(big, false, 0);
+    REQUIRE_THAT(chunkwise::detail::plot_script(big, "/tmp"), Contains("set xtics 0, ") && !Contains("set xtics 0, 0"));
 }

@@ -1,12 +1,14 @@
 #pragma once
 /// \file
-/// `strong_scaling`: runs a workload at each worker count and returns its report (standard library
-/// only). The policy at each count comes from a factory: thread pools in this process (the
+/// `strong_scaling`: runs a workload at each worker count and returns its report with its
+/// prediction (standard library only). The policy at each count comes from a factory: thread pools in this process (the
 /// default), or, under MPI, the ranks of the launch with a thread pool each (hybrid_policy) —
 /// one launch measures every thread count per rank; benchmarks/scale-mpi.sh makes one launch per
 /// rank count and merges them. Per-rank times travel through gather_stats, so this layer never
 /// includes MPI. docs/scaling.md shows a workload of one's own measured across ranks.
 
+#include <chunkwise/bench/machine.hpp>
+#include <chunkwise/bench/model.hpp>
 #include <chunkwise/bench/report.hpp>
 #include <chunkwise/clock.hpp>
 #include <chunkwise/gather.hpp>
@@ -34,11 +36,15 @@ struct scaling_options {
     std::size_t repeats = 3;                 ///< timed runs per count (the least, with `precision`)
     std::size_t warmup = 1;                  ///< untimed runs first, per count
     /// > 0: repeat each count until the 95% confidence interval of its mean is within ±precision
-    /// of it (0.03: ±3%), the count's `budget_s` runs out, or `max_repeats` were made; the point
-    /// says which (scaling_point::stop). 0: exactly `repeats`.
-    double precision = 0;
-    double budget_s = 0;           ///< seconds per count for the repeats past `repeats` (0: no limit)
+    /// of it (0.03: ±3%, as chunkwise-bench), the count's `budget_s` runs out, or `max_repeats`
+    /// were made; the point says which (scaling_point::stop). 0: exactly `repeats`.
+    double precision = 0.03;
+    double budget_s = 60;          ///< seconds per count for the repeats past `repeats` (0: no limit)
     std::size_t max_repeats = 50;  ///< timed runs per count at most, with `precision`
+    /// Cores per host the advice may count on (0: those of this machine, machine_info::cores): no
+    /// point above it is trusted, and no measurement above it is asked for.
+    std::size_t cores = 0;
+    std::size_t cores_per_node = 0;  ///< C > 0: the advice in whole nodes of C cores, with core-hours (predict)
 };
 
 /// The half-width of the 95% confidence interval of the mean of `samples`, over the mean
@@ -56,7 +62,10 @@ struct scaling_options {
 /// the run_stats of its map_blocks (partial.stats() after gather/reduce), each point holds the
 /// critical path's phases (they add up to the wall time: what the workload did outside
 /// map_blocks and the combine is `other`); a workload returning anything else is timed only (all
-/// of its time is `other`). Measure at 1 worker for speedups against a measured baseline.
+/// of its time is `other`). Measure at 1 worker for speedups against a measured baseline. Each
+/// point records the share of a core its workers got, the load before it and the CPU time stolen
+/// during it; contended points are left out of the fits. The report comes with its prediction
+/// (predict, with opt.cores per host): the advice, or why there is none.
 /// Collective under MPI (every rank calls it with the same options).
 /// \throws std::invalid_argument for an empty count list, a count of 0, or 0 repeats
 template <class MakePolicy, class Workload>
@@ -84,6 +93,8 @@ template <class MakePolicy, class Workload>
         point.threads = point.workers / std::max<std::size_t>(point.ranks, 1);
         threads_beyond_one = threads_beyond_one || point.threads > 1;
         const auto point_start = clock::now();
+        point.load = machine_info::load_average();
+        const cpu_counters cpu_before = cpu_counters::now();
         for (std::size_t k = 0;; ++k) {
             synchronize(policy);
             const auto t0 = clock::now();
@@ -128,10 +139,17 @@ template <class MakePolicy, class Workload>
             if constexpr (distributed_policy<policy_t>) chunkwise::detail::policy_access::broadcast_value(policy, more);
             if (more == 0) break;
         }
+        point.steal = cpu_counters::now().steal_share_since(cpu_before);
         if (root) report.points.push_back(std::move(point));
     }
     report.mode = distributed_policy<policy_t> ? (threads_beyond_one ? "hybrid" : "mpi") : "threads";
-    if (root) report.finish();
+    if (root) {
+        // D: the bytes the workers counted per run (h5 and Zarr reads, count_read_bytes), as the
+        // first point read them (every count reads the same input).
+        for (const rank_times& r : report.points.front().per_rank) report.bytes_read += r.read_bytes;
+        report.finish();
+        predict(report, false, opt.cores > 0 ? opt.cores : report.machine.cores, opt.cores_per_node);
+    }
     return report;
 }
 

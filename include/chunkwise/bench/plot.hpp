@@ -125,6 +125,7 @@ inline std::string plot_script(const bench::scaling_report& r, const std::filesy
       << (r.baseline_workers == 1 ? "speedup" : "speedup relative to the baseline")
       << "'\nset key bottom right box opaque\nset grid\n"
       << "set xrange [0:" << max_n * 1.05 << "]\nset yrange [0:" << y_max << "]\n"
+      << "set xtics 0, " << std::max(1.0, std::ceil(max_n / 10)) << "\n"  // whole workers only
       << "set samples 400\n";
     if (q.fitted) {
         s << "set arrow 1 from " << q.knee << ", graph 0 to " << q.knee

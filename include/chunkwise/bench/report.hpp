@@ -31,6 +31,13 @@
 namespace chunkwise::bench {
 
 inline constexpr double not_measured = std::numeric_limits<double>::quiet_NaN();  ///< a figure written as null
+/// A point whose workers were kept from a CPU for more than 1 - this share of their busy time
+/// (scaling_point::cpu_share), beyond what their own number asks of the cores, is contended: it
+/// measures the machine, not the workload.
+inline constexpr double contended_cpu_share = 0.8;
+/// A point during which the hypervisor stole more than this share of the machine's CPU time is
+/// contended too.
+inline constexpr double contended_steal = 0.2;
 
 /// The critical path of one run (or their mean over repeats), seconds: the slowest rank's own
 /// read, compute and wait (per worker of that rank), its combine, and `other`, the rest of the
@@ -110,6 +117,18 @@ struct scaling_point {
     /// Of the busy time of every worker of every rank, the share spent holding a lock of the read
     /// path (mean over repeats): serial, whatever the worker count.
     double lock_held_share = 0;
+    /// Of their busy time, the share the workers were not kept waiting for a CPU:
+    /// worker_stats::cpu_share, the mean over the workers of every rank and the repeats.
+    double cpu_share = not_measured;
+    /// Of their busy time, the share the workers ran on a CPU (cpu / busy, the same mean): about 1
+    /// for work that computes, near 0 for work that sleeps or waits on storage.
+    double cpu_use = not_measured;
+    double load = not_measured;   ///< the machine's 1-minute load average before the point (the root's host)
+    double steal = not_measured;  ///< the share of the root host's CPU time the hypervisor stole during the point
+    /// Other work took the cores (judged_contended: cpu_share below contended_cpu_share of what the
+    /// workers would get alone, or steal above contended_steal): the point measures the machine,
+    /// not the workload, and no fit or prediction uses it (set by finish()).
+    bool contended = false;
     // Filled by scaling_report::finish():
     double mean = 0;                   ///< of samples, seconds
     double std = 0;                    ///< standard deviation of samples, seconds
@@ -135,6 +154,21 @@ struct scaling_point {
     [[nodiscard]] double relative_precision() const noexcept {
         return std::isnan(interval_high) || !(mean > 0) ? std::numeric_limits<double>::infinity()
                                                         : (interval_high - interval_low) / 2 / mean;
+    }
+
+    /// The share of a core each worker would get with nothing else running on hosts of `cores`
+    /// cores: 1, or cores / workers per host where this point has more (0 cores: unknown, 1).
+    [[nodiscard]] double own_share(std::size_t cores) const noexcept {
+        const std::size_t h = std::max<std::size_t>(hosts, 1);
+        const double each_host = static_cast<double>((workers + h - 1) / h);
+        return cores > 0 ? std::min(1.0, static_cast<double>(cores) / each_host) : 1.0;
+    }
+    /// Whether the point is contended by the rule of `contended` on hosts of `cores` cores: its
+    /// workers got less than contended_cpu_share of what they would get alone (own_share: a point
+    /// with more workers than cores is oversubscribed by itself, not contended), or steal above
+    /// contended_steal.
+    [[nodiscard]] bool judged_contended(std::size_t cores) const noexcept {
+        return cpu_share < contended_cpu_share * own_share(cores) || steal > contended_steal;
     }
 
     /// The Amdahl bound on the speedup at `n` workers that lock_held_share implies.
@@ -194,6 +228,27 @@ struct scaling_point {
             }
         }
         running(lock_held_share, busy > 0 ? std::min(1.0, held / busy) : 0.0);
+        double share = 0, use = 0;
+        std::size_t judged = 0;
+        for (const run_stats& st : ranks_stats) {
+            for (const worker_stats& w : st.workers) {
+                if (const double x = w.cpu_share(); !std::isnan(x)) {
+                    share += x;
+                    use += std::min(1.0, w.cpu / w.busy);
+                    ++judged;
+                }
+            }
+        }
+        if (judged > 0) {
+            const double k = static_cast<double>(judged);
+            if (std::isnan(cpu_share)) {
+                cpu_share = share / k;
+                cpu_use = use / k;
+            } else {
+                running(cpu_share, share / k);
+                running(cpu_use, use / k);
+            }
+        }
         // The straggler's own path through the repeat.
         const run_stats& s = ranks_stats[straggler];
         const double t = static_cast<double>(std::max<std::size_t>(s.workers.size(), 1));
@@ -281,14 +336,19 @@ struct prediction_report {
     /// RMS relative error of the chosen fit's predictions of points it was not fitted to: each
     /// worker count predicted by the fit to the other counts (NaN: too few points).
     double held_out_error = not_measured;
-    double model_held_out = not_measured;     ///< the same for the per-phase model
-    double amdahl_held_out = not_measured;    ///< for Amdahl's law
-    double usl_held_out = not_measured;       ///< for the USL
-    bool confident = false;                   ///< whether the points support one recommended count
-    std::string reason;                       ///< why not confident ("" when confident)
-    double range_low = 0;                     ///< the fewest workers the fits that hold recommend
-    double range_high = 0;                    ///< the most workers the fits that hold recommend
-    double next_measurement = not_measured;   ///< the worker count to measure next to decide (NaN: none)
+    double model_held_out = not_measured;    ///< the same for the per-phase model
+    double amdahl_held_out = not_measured;   ///< for Amdahl's law
+    double usl_held_out = not_measured;      ///< for the USL
+    bool confident = false;                  ///< whether the points support one recommended count
+    std::string reason;                      ///< why not confident ("" when confident)
+    double range_low = 0;                    ///< the fewest workers the fits that hold recommend
+    double range_high = 0;                   ///< the most workers the fits that hold recommend
+    double next_measurement = not_measured;  ///< the worker count to measure next to decide (NaN: none)
+    /// What would decide where this machine cannot: "measure 8 workers on a machine with at least 8
+    /// cores" ("" where next_measurement says it, or nothing would).
+    std::string next_note;
+    /// The cores per host the model's compute term is capped at, W / min(N, C) (0: a core per worker).
+    std::size_t cores_per_host = 0;
     std::size_t cores_per_node = 0;           ///< C given to predict (0: none)
     double recommended_nodes = not_measured;  ///< ceil(recommended / C) (NaN without C or confidence)
     std::string bandwidth_note;  ///< how the read bandwidth was taken (from the run; the probe checked against it)
@@ -301,7 +361,7 @@ struct prediction_report {
     double comm = 0;              ///< c: seconds per unit of g(N)
     double read_one = 0;          ///< D / b: the read time on one worker, seconds
     std::string growth;           ///< g(N): "n" or "log2(n)"
-    double model_error = 0;       ///< RMS relative error of the model's times over the measured points
+    double model_error = 0;       ///< the largest relative error of the model's times over the points it was fitted to
     amdahl_fit amdahl;            ///< Amdahl's law fitted to the same points
     usl_fit usl;                  ///< the Universal Scalability Law fitted to the same points
 };

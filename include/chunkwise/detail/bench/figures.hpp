@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdio>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -16,16 +17,50 @@
 
 namespace chunkwise::bench {
 
+namespace detail {
+
+/// "workers got 0.48 of a core each" or "the hypervisor stole 31% of the CPU time": why `p` is
+/// contended.
+inline std::string contention_words(const scaling_point& p) {
+    char b[160];
+    if (!(p.steal > contended_steal)) {
+        std::snprintf(b, sizeof b, "workers got %.2f of a core each", p.cpu_share);
+    } else {
+        std::snprintf(b, sizeof b, "the hypervisor stole %.0f%% of the CPU time", 100 * p.steal);
+    }
+    return b;
+}
+
+/// "2 of 3 points contended (at 1 and 2 workers): other work took the cores", or "" where no
+/// point is (the table's "contended:" lines say how much).
+inline std::string contention_note(const scaling_report& r) {
+    std::vector<std::size_t> at;
+    for (const scaling_point& p : r.points) {
+        if (p.contended) at.push_back(p.workers);
+    }
+    if (at.empty()) return {};
+    std::string where;
+    for (std::size_t i = 0; i < at.size(); ++i) {
+        where += (i == 0 ? "" : i + 1 == at.size() ? " and " : ", ") + std::to_string(at[i]);
+    }
+    return std::to_string(at.size()) + " of " + std::to_string(r.points.size()) + " points contended (at " + where +
+           (at.size() == 1 && at[0] == 1 ? " worker" : " workers") + "): other work took the cores";
+}
+
+}  // namespace detail
+
 inline void scaling_report::finish() {
     std::sort(points.begin(), points.end(), [](const scaling_point& a, const scaling_point& b) {
         return a.workers < b.workers || (a.workers == b.workers && a.ranks < b.ranks);
     });
-    std::vector<double> ns, ts;
+    std::vector<double> ns, ts;  // the clean points' samples: what the fits see
     for (scaling_point& p : points) {
         if (p.samples.empty()) throw std::invalid_argument("[chunkwise.bench] a scaling point without samples");
+        p.contended = p.judged_contended(machine.cores);
         p.min = p.samples.front();
         for (double t : p.samples) {
             p.min = std::min(p.min, t);
+            if (p.contended) continue;
             ns.push_back(static_cast<double>(p.workers));
             ts.push_back(t);
         }
@@ -66,6 +101,12 @@ inline void scaling_report::finish() {
                         " workers; Karp-Flatt, Amdahl and USL need t(1) and are null";
         amdahl_note = baseline_note;
         return;
+    }
+    if (const std::string c = detail::contention_note(*this); !c.empty()) {
+        if (base.contended || std::set<double>(ns.begin(), ns.end()).size() < 2) {
+            amdahl_note = c + ": fewer than two clean worker counts with the one at 1 worker, so no fit";
+            return;
+        }
     }
     try {
         amdahl = fit_amdahl(ns, ts);
@@ -126,6 +167,16 @@ inline scaling_report scaling_report::merge(const std::vector<scaling_report>& p
             auto mix = [&](double& x, double y) { x = (x * a + y * b) / (a + b); };
             same->phases.each(s.phases, mix);
             mix(same->lock_held_share, s.lock_held_share);
+            for (auto [mine, theirs] : {std::pair<double*, double>{&same->cpu_share, s.cpu_share},
+                                        std::pair<double*, double>{&same->cpu_use, s.cpu_use},
+                                        std::pair<double*, double>{&same->steal, s.steal}}) {
+                if (std::isnan(*mine)) {
+                    *mine = theirs;
+                } else if (!std::isnan(theirs)) {
+                    mix(*mine, theirs);
+                }
+            }
+            if (!(same->load >= s.load)) same->load = s.load;  // the busier of the two
             if (same->per_rank.size() == s.per_rank.size()) {
                 for (std::size_t k = 0; k < s.per_rank.size(); ++k) same->per_rank[k].each(s.per_rank[k], mix);
             }
@@ -164,6 +215,16 @@ inline void table_points(std::ostringstream& o, const scaling_report& r) {
             figure(p.speedup, "%.2f").c_str(), figure(p.efficiency, "%.2f").c_str(),
             figure(p.karp_flatt, "%.3f").c_str(), p.slowest_rank, p.slowest_host.c_str(), p.imbalance);
         o << line;
+    }
+    for (const scaling_point& p : r.points) {
+        if (!p.contended) continue;
+        o << "contended: at " << p.workers << (p.workers == 1 ? " worker, " : " workers, ") << contention_words(p)
+          << ": this point measures the machine, not the workload";
+        if (!std::isnan(p.load)) {
+            std::snprintf(line, sizeof line, " (load average %.2f on %zu cores before it)", p.load, r.machine.cores);
+            o << line;
+        }
+        o << "\n";
     }
 }
 
@@ -220,21 +281,71 @@ inline void table_lock(std::ostringstream& o, const scaling_report& r) {
       << (r.baseline_note.empty() ? " (measured)" : " (" + r.baseline_note + ")") << "\n";
 }
 
-/// The Amdahl and USL fits, or why there are none.
+/// The largest relative error of `time_at` over the clean points of `r` (what a fit was fitted to),
+/// and the worker count where it is.
+template <class Law>
+std::pair<double, std::size_t> worst_point(const Law& law, const scaling_report& r) {
+    double worst = 0;
+    std::size_t at = 0;
+    for (const scaling_point& p : r.points) {
+        if (p.contended || !(p.mean > 0)) continue;
+        const double e = std::fabs(law.time_at(static_cast<double>(p.workers)) - p.mean) / p.mean;
+        if (e > worst) {
+            worst = e;
+            at = p.workers;
+        }
+    }
+    return {worst, at};
+}
+
+/// A fit's figures are printed only where they describe the points: no parameter held at the
+/// bound that blames the workload (a serial fraction or contention of 1: the times rise with N),
+/// and every point it was fitted to reproduced within 15%. Otherwise the line says which.
+inline constexpr double fit_shown_within = 0.15;
+
+/// "" where `law` may be shown, else why not ("held at a bound: ...", "off by 23% at 2 workers").
+template <class Law>
+std::string fit_withheld(const Law& law, const scaling_report& r) {
+    if (law.at_bound.rfind("serial_fraction = 1", 0) == 0 || law.at_bound.rfind("sigma = 1", 0) == 0) {
+        return "held at a bound (" + law.at_bound + "): not a finding";
+    }
+    const auto [worst, at] = worst_point(law, r);
+    if (worst <= fit_shown_within) return {};
+    char b[160];
+    std::snprintf(b, sizeof b, "off by %.0f%% at %zu worker%s: it does not describe the points", 100 * worst, at,
+                  at == 1 ? "" : "s");
+    return b;
+}
+
+/// The Amdahl and USL fits, or why there are none. Each error printed is the largest relative
+/// error over the points it was fitted to: the fit reproduces every such point within it.
 inline void table_fits(std::ostringstream& o, const scaling_report& r) {
-    if (r.amdahl_fitted) {
-        char line[512];
+    if (!r.amdahl_fitted) {
+        if (!r.points.empty()) o << "Amdahl and USL fits: none (" << r.amdahl_note << ")\n";
+        return;
+    }
+    char line[512];
+    if (const std::string why = fit_withheld(r.amdahl, r); !why.empty()) {
+        o << "Amdahl fit: " << why << "\n";
+    } else {
         std::snprintf(line, sizeof line,
-                      "Amdahl fit: serial fraction %.4f, max speedup %s, t1 %.4f s, error %.1f%%\n"
-                      "USL fit: contention %.4f, coherency %.6f, peak at %s workers, error %.1f%%\n",
+                      "Amdahl fit: serial fraction %.4f, max speedup %s, t1 %.4f s, every point within %.1f%%%s\n",
                       r.amdahl.serial_fraction,
                       std::isinf(r.amdahl.max_speedup) ? "unbounded" : figure(r.amdahl.max_speedup, "%.1f").c_str(),
-                      r.amdahl.t1, 100 * r.amdahl.error, r.usl.sigma, r.usl.kappa,
-                      std::isinf(r.usl.peak_workers()) ? "no" : figure(r.usl.peak_workers(), "%.0f").c_str(),
-                      100 * r.usl.error);
+                      r.amdahl.t1, 100 * worst_point(r.amdahl, r).first,
+                      r.amdahl.at_bound.empty() ? "" : (" (" + r.amdahl.at_bound + ")").c_str());
         o << line;
-    } else if (!r.points.empty()) {
-        o << "Amdahl and USL fits: none (" << r.amdahl_note << ")\n";
+    }
+    if (const std::string why = fit_withheld(r.usl, r); !why.empty()) {
+        o << "USL fit: " << why << "\n";
+    } else {
+        const double peak = r.usl.peak_workers();
+        std::snprintf(line, sizeof line,
+                      "USL fit: contention %.4f, coherency %.6f, peak %s, every point within %.1f%%\n", r.usl.sigma,
+                      r.usl.kappa,
+                      std::isinf(peak) || !(peak >= 1) ? "none" : ("at " + figure(peak, "%.0f") + " workers").c_str(),
+                      100 * worst_point(r.usl, r).first);
+        o << line;
     }
 }
 
@@ -242,11 +353,21 @@ inline void table_fits(std::ostringstream& o, const scaling_report& r) {
 /// there is none).
 inline void table_prediction(std::ostringstream& o, const prediction_report& q) {
     char line[512];
-    std::snprintf(
-        line, sizeof line,
-        "model: t(N) = %.4f + %.4f/N + read max(%.4f/N, %.4f) + %.2e*%s   (error %.1f%%, held out %s)\n", q.t_serial,
-        q.work, q.read_one, q.bytes > 0 && q.shared_bandwidth > 0 ? q.bytes / q.shared_bandwidth : 0.0, q.comm,
-        q.growth == "n" ? "N" : "log2(N)", 100 * q.model_error, figure(100 * q.model_held_out, "%.1f%%").c_str());
+    const std::string per = q.cores_per_host > 0 ? "/min(N," + std::to_string(q.cores_per_host) + ")" : "/N";
+    const bool all_zero = q.t_serial == 0 && q.read_one == 0 && q.comm == 0;
+    if (q.model_error > fit_shown_within) {
+        std::snprintf(line, sizeof line, "model: off by %.1f%% at a point it was fitted to: not shown\n",
+                      100 * q.model_error);
+    } else {
+        std::snprintf(line, sizeof line,
+                      "model: t(N) = %.4f + %.4f%s + read max(%.4f/N, %.4f) + %.2e*%s   (every point within %.1f%%, "
+                      "held out %s)%s\n",
+                      q.t_serial, q.work, per.c_str(), q.read_one,
+                      q.bytes > 0 && q.shared_bandwidth > 0 ? q.bytes / q.shared_bandwidth : 0.0, q.comm,
+                      q.growth == "n" ? "N" : "log2(N)", 100 * q.model_error,
+                      figure(100 * q.model_held_out, "%.1f%%").c_str(),
+                      all_zero ? ": serial, read and growing terms at their bound 0, not a finding" : "");
+    }
     o << line;
     std::snprintf(line, sizeof line, "held-out error: amdahl %s, usl %s, model %s: chosen %s\n",
                   figure(100 * q.amdahl_held_out, "%.1f%%").c_str(), figure(100 * q.usl_held_out, "%.1f%%").c_str(),
@@ -275,6 +396,8 @@ inline void table_prediction(std::ostringstream& o, const prediction_report& q) 
         if (!std::isnan(q.next_measurement)) {
             std::snprintf(line, sizeof line, "; measure %g workers to decide", q.next_measurement);
             o << line;
+        } else if (!q.next_note.empty()) {
+            o << "; " << q.next_note;
         }
     }
     o << "\n";
@@ -285,6 +408,12 @@ inline void table_prediction(std::ostringstream& o, const prediction_report& q) 
 inline std::string scaling_report::table() const {
     std::ostringstream o;
     detail::table_points(o, *this);
+    if (!std::isnan(machine.load)) {
+        char line[256];
+        std::snprintf(line, sizeof line, "machine: %zu cores, load average %.2f before the run (%.1f cores free)\n",
+                      machine.cores, machine.load, machine.cores_free());
+        o << line;
+    }
     detail::table_hosts(o, *this);
     detail::table_lock(o, *this);
     detail::table_fits(o, *this);
@@ -292,6 +421,8 @@ inline std::string scaling_report::table() const {
         detail::table_prediction(o, prediction);
     } else if (!prediction.note.empty()) {
         o << "prediction: none (" << prediction.note << ")\n";
+    } else {
+        o << "prediction: none (bench::predict was not run on this report)\n";
     }
     return o.str();
 }

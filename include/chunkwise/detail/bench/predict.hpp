@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <functional>
 #include <limits>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <tuple>
@@ -115,7 +116,7 @@ inline std::string bandwidth_note(const scaling_report& r) {
 
 /// The prediction's description of the fitted per-phase model `m`.
 inline void describe_model(prediction_report& q, const scaling_report& r, const phase_model& m,
-                           std::size_t cores_per_node) {
+                           const std::vector<model_point>& pts, std::size_t cores_per_node) {
     q.fitted = true;
     q.cores_per_node = cores_per_node;
     q.t_serial = m.t_serial;
@@ -126,7 +127,10 @@ inline void describe_model(prediction_report& q, const scaling_report& r, const 
     q.shared_bandwidth = r.bytes_read > 0 && m.read_cap > 0 ? r.bytes_read / m.read_cap : 0;
     q.comm = m.comm;
     q.growth = m.log_growth ? "log2(n)" : "n";
-    q.model_error = m.error;
+    q.model_error = 0;  // the largest relative error over the fitted points: each is reproduced within it
+    for (const model_point& p : pts) {
+        q.model_error = std::max(q.model_error, std::fabs(m.time_at(p.workers, p.cores) - p.wall) / p.wall);
+    }
     q.bandwidth_note = bandwidth_note(r);
 }
 
@@ -213,9 +217,12 @@ inline std::vector<std::string> doubts(const prediction_report& q, const scaling
     }
     if (std::string noise = noise_doubt(r); !noise.empty()) why.push_back(noise);
     if (!chosen.at_bound.empty()) why.push_back(q.chosen + "'s " + chosen.at_bound);
-    if (cores_per_host > 0) {
-        for (const scaling_point& p : r.points) {
-            const std::size_t cores = cores_per_host * std::max<std::size_t>(p.hosts, 1);
+    // The cores given, else the machine's for points whose workers ran on a CPU most of their busy
+    // time (cpu_use: work that sleeps or waits on storage is not held back by the cores).
+    for (const scaling_point& p : r.points) {
+        const std::size_t per_host = cores_per_host > 0 ? cores_per_host : !(p.cpu_use >= 0.5) ? 0 : r.machine.cores;
+        if (per_host > 0) {
+            const std::size_t cores = per_host * std::max<std::size_t>(p.hosts, 1);
             if (p.workers > cores) {
                 why.push_back("the point at " + std::to_string(p.workers) + " workers ran on " + std::to_string(cores) +
                               " cores (oversubscribed)");
@@ -257,19 +264,72 @@ inline void advice_range(prediction_report& q, const std::vector<fitted_law>& fu
 /// (the chosen fit's held-out error above 15%, neighbouring points within each other's 95%
 /// intervals, a parameter held at its physical bound, points with more workers than `cores_per_host`
 /// cores per host), `confident` is false, `reason` says why, there is no recommended count, and
-/// `range` and `next_measurement` say what the fits allow and what to measure next.
+/// `range` and `next_measurement` say what the fits allow and what to measure next (never more
+/// than `cores_per_host` per host, or the cores of r.machine where that is 0: next_note then names
+/// the machine that would decide).
+/// Contended points (scaling_point::contended) are left out of every fit; with fewer than three
+/// clean worker counts there is no prediction, and its note says why.
 /// `cores_per_node` C > 0 adds the nodes to ask for and the core-hours per run on whole nodes.
 /// A report without a point at 1 worker, or with fewer than three worker counts, gets a
 /// prediction that says why it has none.
 /// \throws std::invalid_argument if `strict` and no prediction can be made, saying why; if C does
 ///         not divide a worker count of C or more, naming it
 inline void predict(scaling_report& r, bool strict = false, std::size_t cores_per_host = 0,
-                    std::size_t cores_per_node = 0) {
+                    std::size_t cores_per_node = 0);
+
+namespace detail {
+
+/// predict on the points that were not contended: they are fitted alone, and the report gets
+/// their prediction (with the contended points named in its note), or why there is none.
+inline void predict_clean_points(scaling_report& r, bool strict, std::size_t cores_per_host,
+                                 std::size_t cores_per_node) {
+    const std::string why = contention_note(r);
+    scaling_report clean = r;
+    clean.points.clear();
+    for (const scaling_point& p : r.points) {
+        if (!p.contended) clean.points.push_back(p);
+    }
+    std::set<std::size_t> counts;
+    for (const scaling_point& p : clean.points) counts.insert(p.workers);
+    if (counts.size() < 3 || *counts.begin() != 1) {
+        r.prediction = {};
+        r.prediction.note = why +
+                            ": no advice without three clean worker counts, one of them 1 (measure on a quiet "
+                            "machine, or with fewer workers than the cores free)";
+        if (strict) throw std::invalid_argument("[chunkwise.bench] predict: " + r.prediction.note);
+        return;
+    }
+    clean.finish();
+    predict(clean, strict, cores_per_host, cores_per_node);
+    r.prediction = clean.prediction;
+    r.prediction.note += "; not fitted: " + why;
+    for (scaling_point& p : r.points) {
+        for (const scaling_point& c : clean.points) {
+            if (c.workers == p.workers && c.ranks == p.ranks) p.core_hours = c.core_hours;
+        }
+    }
+}
+
+}  // namespace detail
+
+inline void predict(scaling_report& r, bool strict, std::size_t cores_per_host, std::size_t cores_per_node) {
+    // Contended points are left out, where the report has enough points to predict from at all
+    // (else the refusals below say what is missing).
+    std::set<std::size_t> counts;
+    bool contended = false;
+    for (const scaling_point& p : r.points) {
+        counts.insert(p.workers);
+        contended = contended || p.contended;
+    }
+    if (contended && counts.size() >= 3 && r.baseline_workers == 1) {
+        return detail::predict_clean_points(r, strict, cores_per_host, cores_per_node);
+    }
     prediction_report q;
     auto refuse = [&](const std::string& why) {
-        q.note = why;
+        const std::string busy = detail::contention_note(r);  // said too: measuring again, measure quietly
+        q.note = busy.empty() ? why : why + "; and " + busy;
         r.prediction = q;
-        if (strict) throw std::invalid_argument("[chunkwise.bench] predict: " + why);
+        if (strict) throw std::invalid_argument("[chunkwise.bench] predict: " + q.note);
     };
     detail::check_cores_per_node(r, cores_per_node);
     if (r.points.empty()) return refuse("the report has no points");
@@ -286,7 +346,8 @@ inline void predict(scaling_report& r, bool strict = false, std::size_t cores_pe
         const std::string w = e.what();
         return refuse(w.substr(w.find("predict: ") + 9));
     }
-    detail::describe_model(q, r, m, cores_per_node);
+    detail::describe_model(q, r, m, all, cores_per_node);
+    q.cores_per_host = cores_per_host;
     std::vector<double> ns, ts;
     for (const scaling_point& p : r.points) {
         for (double t : p.samples) {
@@ -330,6 +391,16 @@ inline void predict(scaling_report& r, bool strict = false, std::size_t cores_pe
     } else {
         q.recommended = not_measured;
         q.next_measurement = 2 * detail::worker_counts(r).back();
+        // Never more workers per host than the host has cores: say what machine would decide.
+        const double hosts = static_cast<double>(std::max<std::size_t>(r.points.back().hosts, 1));
+        const std::size_t cores = cores_per_host > 0 ? cores_per_host : r.machine.cores;
+        if (cores > 0 && q.next_measurement / hosts > static_cast<double>(cores)) {
+            char b[192];
+            std::snprintf(b, sizeof b, "measure %g workers on %s with at least %g cores to decide", q.next_measurement,
+                          hosts > 1 ? "hosts" : "a machine", q.next_measurement / hosts);
+            q.next_note = b;
+            q.next_measurement = not_measured;
+        }
     }
     q.note = "fitted to " + std::to_string(r.points.size()) +
              " measured points; predictions assume a core per worker and the same file system";

@@ -79,9 +79,12 @@ inline void json_point(std::ostringstream& o, const scaling_point& p) {
     o << "],\n     \"slowest\": {\"rank\": " << p.slowest_rank << ", \"host\": " << json_quote(p.slowest_host)
       << "}, \"imbalance\": " << json_number(p.imbalance)
       << ",\n     \"lock_held_share\": " << json_number(p.lock_held_share)
-      << ", \"lock_bound\": {\"16\": " << json_number(p.lock_bound(16)) << ", \"64\": " << json_number(p.lock_bound(64))
-      << ", \"1024\": " << json_number(p.lock_bound(1024)) << "},\n     \"speedup\": " << opt_number(p.speedup)
-      << ", \"efficiency\": " << opt_number(p.efficiency) << ", \"karp_flatt\": " << opt_number(p.karp_flatt) << "}";
+      << ", \"cpu_share\": " << opt_number(p.cpu_share) << ", \"cpu_use\": " << opt_number(p.cpu_use)
+      << ", \"contended\": " << (p.contended ? "true" : "false") << ", \"load\": " << opt_number(p.load)
+      << ", \"steal\": " << opt_number(p.steal) << ", \"lock_bound\": {\"16\": " << json_number(p.lock_bound(16))
+      << ", \"64\": " << json_number(p.lock_bound(64)) << ", \"1024\": " << json_number(p.lock_bound(1024))
+      << "},\n     \"speedup\": " << opt_number(p.speedup) << ", \"efficiency\": " << opt_number(p.efficiency)
+      << ", \"karp_flatt\": " << opt_number(p.karp_flatt) << "}";
 }
 
 /// A fitted prediction as JSON (scaling.json's "prediction").
@@ -101,7 +104,8 @@ inline void json_prediction(std::ostringstream& o, const prediction_report& q) {
     o << "],\n    \"chosen\": " << json_quote(q.chosen) << ", \"held_out_error\": " << null_or(q.held_out_error)
       << ", \"confident\": " << (q.confident ? "true" : "false") << ", \"reason\": " << text_or_null(q.reason)
       << ",\n    \"recommended_workers\": " << null_or(q.recommended) << ", \"range\": [" << json_number(q.range_low)
-      << ", " << json_number(q.range_high) << "], \"next_measurement\": " << null_or(q.next_measurement);
+      << ", " << json_number(q.range_high) << "], \"next_measurement\": " << null_or(q.next_measurement)
+      << ", \"next_note\": " << text_or_null(q.next_note);
     if (q.cores_per_node > 0) {
         o << ", \"cores_per_node\": " << q.cores_per_node
           << ", \"recommended_nodes\": " << null_or(q.recommended_nodes);
@@ -138,6 +142,7 @@ inline std::string scaling_report::json() const {
       << ",\n  \"hosts_given\": " << hosts_given << ",\n  \"mode\": " << json_quote(mode)
       << ",\n  \"machine\": {\"host\": " << json_quote(machine.host) << ", \"cpu\": " << json_quote(machine.cpu)
       << ", \"l3\": " << json_quote(machine.l3) << ", \"cores\": " << machine.cores
+      << ", \"load\": " << (std::isnan(machine.load) ? std::string("null") : json_number(machine.load))
       << "},\n  \"chunkwise_version\": " << json_quote(chunkwise_version)
       << ",\n  \"baseline_workers\": " << baseline_workers
       << ",\n  \"baseline_note\": " << (baseline_note.empty() ? "null" : json_quote(baseline_note))
@@ -170,7 +175,10 @@ inline std::string scaling_report::csv() const {
     std::ostringstream o;
     o << "workers,ranks,threads,repeats,mean_s,std_s,min_s,read_s,compute_s,wait_s,combine_s,other_s,lock_s,speedup,"
          "efficiency,karp_flatt,baseline_workers,slowest_rank,slowest_host,imbalance,lock_held_share,lock_bound_16,"
-         "lock_bound_64,lock_bound_1024,interval_low_s,interval_high_s,stop,read_bandwidth,core_hours\n";
+         "lock_bound_64,lock_bound_1024,interval_low_s,interval_high_s,stop,read_bandwidth,core_hours,cpu_share,cpu_"
+         "use,"
+         "contended,"
+         "load,steal\n";
     for (const scaling_point& p : points) {
         o << p.workers << ',' << p.ranks << ',' << p.threads << ',' << p.samples.size() << ',' << csv_number(p.mean)
           << ',' << csv_number(p.std) << ',' << csv_number(p.min) << ',' << csv_number(p.phases.read) << ','
@@ -181,7 +189,8 @@ inline std::string scaling_report::csv() const {
           << csv_number(p.lock_held_share) << ',' << csv_number(p.lock_bound(16)) << ',' << csv_number(p.lock_bound(64))
           << ',' << csv_number(p.lock_bound(1024)) << ',' << csv_number(p.interval_low) << ','
           << csv_number(p.interval_high) << ',' << p.stop << ',' << csv_number(p.read_bandwidth) << ','
-          << csv_number(p.core_hours) << '\n';
+          << csv_number(p.core_hours) << ',' << csv_number(p.cpu_share) << ',' << csv_number(p.cpu_use) << ','
+          << (p.contended ? "true" : "false") << ',' << csv_number(p.load) << ',' << csv_number(p.steal) << '\n';
     }
     return o.str();
 }
@@ -297,6 +306,10 @@ inline scaling_point point_from_json(const chunkwise::detail::json_value& p) {
         }
     }
     s.lock_held_share = number_or(p["lock_held_share"], 0);
+    s.cpu_share = number_or(p["cpu_share"], not_measured);
+    s.cpu_use = number_or(p["cpu_use"], not_measured);
+    s.load = number_or(p["load"], not_measured);
+    s.steal = number_or(p["steal"], not_measured);
     if (!p["stop"].string().empty()) s.stop = p["stop"].string();
     if (s.samples.empty()) throw error("[chunkwise.bench] not a scaling report: a point without samples");
     // A time is never negative, NaN or infinite: such a report was edited or damaged.
@@ -335,6 +348,7 @@ inline scaling_report scaling_report::from_json(const std::string& text) {
     r.machine.cpu = v["machine"]["cpu"].string();
     r.machine.l3 = v["machine"]["l3"].string();
     r.machine.cores = static_cast<std::size_t>(number_or(v["machine"]["cores"], 0));
+    r.machine.load = number_or(v["machine"]["load"], not_measured);
     r.chunkwise_version = v["chunkwise_version"].string();
     r.bytes_read = number_or(v["io"]["bytes_read"], 0);
     r.shared_bandwidth = number_or(v["io"]["shared_bandwidth"], 0);

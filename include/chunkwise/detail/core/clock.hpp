@@ -1,13 +1,18 @@
 #pragma once
 // Internal: the clock every timing in chunkwise uses (<chunkwise/clock.hpp>), the read and lock
 // time a thread has reported so far (read_scope, the HDF5 library lock), which executors sample
-// around each stretch of blocks, UTC timestamps, and the host name.
+// around each stretch of blocks, the scheduler's account of the thread (time on a CPU, time
+// waiting for one), UTC timestamps, and the host name.
 #include <chunkwise/clock.hpp>
 
-#include <unistd.h>  // gethostname
+#include <fcntl.h>   // open
+#include <time.h>    // clock_gettime
+#include <unistd.h>  // gethostname, pread, getpid
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <limits>
 #include <string>
 
 namespace chunkwise::detail {
@@ -25,6 +30,60 @@ inline thread_local unsigned thread_read_depth = 0;
 /// library lock adds to them).
 inline thread_local double thread_lock_wait_seconds = 0;
 inline thread_local double thread_lock_held_seconds = 0;
+
+/// What the scheduler says of the calling thread so far, seconds: time it ran on a CPU, and time
+/// it was ready to run but waited for one (NaN where the kernel does not say).
+struct thread_sched {
+    double on_cpu = 0;
+    double waiting = std::numeric_limits<double>::quiet_NaN();
+};
+
+/// The calling thread's /proc/thread-self/schedstat, kept open (one pread per sample); reopened
+/// after a fork.
+struct sched_file {
+    int fd = -1;
+    ::pid_t pid = 0;
+    sched_file() = default;
+    sched_file(const sched_file&) = delete;
+    sched_file& operator=(const sched_file&) = delete;
+    ~sched_file() {
+        if (fd >= 0) ::close(fd);
+    }
+};
+inline thread_local sched_file thread_sched_file;
+
+/// The scheduler's account of the calling thread: time on a CPU from the thread's CPU clock
+/// (exact to the call), time waiting for one from Linux's /proc/thread-self/schedstat (updated
+/// each time the thread is put on a CPU; NaN elsewhere).
+inline thread_sched thread_sched_now() noexcept {
+    thread_sched s;
+    ::timespec ts{};
+    if (::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0) {
+        s.on_cpu = static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+    }
+#if defined(__linux__)
+    sched_file& f = thread_sched_file;
+    const ::pid_t me = ::getpid();
+    if (f.pid != me) {  // first use on this thread, or a forked child
+        if (f.fd >= 0) ::close(f.fd);
+        f.fd = ::open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+        f.pid = me;
+    }
+    if (f.fd >= 0) {
+        char buf[128];
+        const ::ssize_t n = ::pread(f.fd, buf, sizeof buf - 1, 0);
+        if (n > 0) {
+            buf[n] = '\0';
+            char* end = nullptr;
+            (void)std::strtoull(buf, &end, 10);  // time on a CPU, as of the last switch: the clock's is exact
+            char* end2 = nullptr;
+            const unsigned long long wait = std::strtoull(end, &end2, 10);
+            if (end != buf && end2 != end) s.waiting = static_cast<double>(wait) * 1e-9;
+        }
+    }
+#endif
+    return s;
+}
 
 /// This machine's host name ("unknown" where it cannot be read), read once per process.
 inline const std::string& this_host() {

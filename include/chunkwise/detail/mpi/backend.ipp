@@ -28,9 +28,9 @@ CHUNKWISE_MPI_DECL auto mpi_backend_core::gather_stats(const run_stats& stats) -
     collective_scope scope("gather_stats");
     agree_on_call("gather_stats", 0, 0, 0);
     // Each rank sends: rank, wall, from_checkpoint, save failures, workers, then per worker
-    // busy, read, wait, combine, blocks, lock_wait, lock_held, read_bytes (counts are exact in a double up
-    // to 2^53); and its host name.
-    constexpr std::size_t per_worker = 8;
+    // busy, read, wait, combine, blocks, lock_wait, lock_held, read_bytes, cpu, run_delay (counts are exact in
+    // a double up to 2^53); and its host name.
+    constexpr std::size_t per_worker = 10;
     std::vector<double> mine;
     std::vector<char> host;
     settle(comm_,
@@ -41,7 +41,7 @@ CHUNKWISE_MPI_DECL auto mpi_backend_core::gather_stats(const run_stats& stats) -
                                static_cast<double>(stats.workers.size())};
                        for (const worker_stats& w : stats.workers) {
                            mine.insert(mine.end(), {w.busy, w.read, w.wait, w.combine, static_cast<double>(w.blocks),
-                                                    w.lock_wait, w.lock_held, w.read_bytes});
+                                                    w.lock_wait, w.lock_held, w.read_bytes, w.cpu, w.run_delay});
                        }
                        const std::string& name = stats.host.empty() ? this_host() : stats.host;
                        host.assign(name.begin(), name.end());
@@ -68,8 +68,8 @@ CHUNKWISE_MPI_DECL auto mpi_backend_core::gather_stats(const run_stats& stats) -
                 s.workers.resize(static_cast<std::size_t>(v[4]));
                 for (std::size_t w = 0; w < s.workers.size(); ++w) {
                     const double* x = v + 5 + per_worker * w;
-                    s.workers[w] =
-                        worker_stats{x[0], x[1], x[2], x[3], static_cast<std::size_t>(x[4]), x[5], x[6], x[7]};
+                    s.workers[w] = worker_stats{x[0], x[1], x[2], x[3], static_cast<std::size_t>(x[4]),
+                                                x[5], x[6], x[7], x[8], x[9]};
                 }
                 out.push_back(std::move(s));
                 at += static_cast<std::size_t>(count);
