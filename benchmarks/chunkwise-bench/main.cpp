@@ -382,7 +382,7 @@ int run_and_report(const bench_cli::args& a, const std::string& name, const std:
     report.input = input;
     report.fingerprint = print;
     report.hosts_given = hosts_given();
-    report.bytes_read = io.bytes_read;
+    if (!(report.bytes_read > 0)) report.bytes_read = io.bytes_read;  // the bytes the workers counted, else D
     report.shared_bandwidth = io.shared_bandwidth;
     report.probe = io.probe;
     if (root) {

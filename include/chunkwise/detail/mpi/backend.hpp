@@ -175,9 +175,15 @@ protected:
                 all.reserve(pairs.size() + all_empty.size());
                 for (auto& kv : pairs) all.push_back(node_of_key<R>(kv.first, std::move(kv.second)));
                 for (std::uint64_t key : all_empty) all.push_back(node_of_key<R>(key, std::nullopt));
-                std::sort(all.begin(), all.end(),
-                          [](const tree_node<R>& a, const tree_node<R>& b) { return a.start() < b.start(); });
-                out = finish_tree(results.total_blocks(), all, op);
+                // In start order; the nodes sorted by index, then moved once (no value moved by the sort).
+                std::vector<std::size_t> order(all.size());
+                for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+                std::sort(order.begin(), order.end(),
+                          [&](std::size_t a, std::size_t b) { return all[a].start() < all[b].start(); });
+                std::vector<tree_node<R>> sorted;
+                sorted.reserve(all.size());
+                for (std::size_t i : order) sorted.push_back(std::move(all[i]));
+                out = finish_tree(results.total_blocks(), sorted, op);
             });
         }
         settle_root(comm_, rank_, 0, problem, "the operation threw");
