@@ -42,7 +42,7 @@ def law_of(report):
         chosen, fits = q["chosen"], q["fits"]
         if chosen == "model":
             m = fits["model"]
-            cap = m["bytes"] / m["shared_bandwidth"] if m["bytes"] > 0 and m["shared_bandwidth"] > 0 else 0.0
+            cap = m.get("read_cap", 0.0)
 
             def model(n):
                 g = n if m["growth"] == "n" else math.log2(n)

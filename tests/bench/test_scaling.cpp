@@ -914,6 +914,20 @@ TEST_CASE("strong_scaling advises by itself, within the cores of the machine", "
 }
 
 TEST_CASE("every printed fit reproduces each point it was fitted to within its stated error", "[scaling][model]") {
+    {  // read time without bytes counted: the printed read cap is the fitted one
+        auto r = report_of(
+            {1, 2, 4, 8}, [](double n) { return 0.1 + 0.9 / n; }, 0.01);
+        for (auto& p : r.points) {
+            p.phases.read = std::max(0.3 / static_cast<double>(p.workers), 0.12);
+            p.phases.compute = p.mean - p.phases.read;
+        }
+        bench::predict(r, false, 0);
+        REQUIRE(r.bytes_read == 0);
+        REQUIRE(r.prediction.read_cap > 0);
+        char cap[32];
+        std::snprintf(cap, sizeof cap, "/N, %.4f)", r.prediction.read_cap);
+        REQUIRE_THAT(r.table(), Contains(cap));
+    }
     const std::vector<double (*)(double)> laws{[](double n) { return 0.1 + 0.9 / n; },
                                                [](double n) { return 0.2 + 0.8 / n + 0.01 * n; },
                                                [](double n) { return n <= 2 ? 1 / n : n / 8; }};

@@ -360,6 +360,7 @@ struct prediction_report {
     double shared_bandwidth = 0;  ///< B: bytes/s all readers share (the probe's; 0: none)
     double comm = 0;              ///< c: seconds per unit of g(N)
     double read_one = 0;          ///< D / b: the read time on one worker, seconds
+    double read_cap = 0;          ///< D / B: the least the read takes whatever the workers, seconds (0: none)
     std::string growth;           ///< g(N): "n" or "log2(n)"
     double model_error = 0;       ///< the largest relative error of the model's times over the points it was fitted to
     amdahl_fit amdahl;            ///< Amdahl's law fitted to the same points

@@ -362,8 +362,7 @@ inline void table_prediction(std::ostringstream& o, const prediction_report& q) 
         std::snprintf(line, sizeof line,
                       "model: t(N) = %.4f + %.4f%s + read max(%.4f/N, %.4f) + %.2e*%s   (every point within %.1f%%, "
                       "held out %s)%s\n",
-                      q.t_serial, q.work, per.c_str(), q.read_one,
-                      q.bytes > 0 && q.shared_bandwidth > 0 ? q.bytes / q.shared_bandwidth : 0.0, q.comm,
+                      q.t_serial, q.work, per.c_str(), q.read_one, q.read_cap, q.comm,
                       q.growth == "n" ? "N" : "log2(N)", 100 * q.model_error,
                       figure(100 * q.model_held_out, "%.1f%%").c_str(),
                       all_zero ? ": serial, read and growing terms at their bound 0, not a finding" : "");

@@ -125,6 +125,7 @@ inline void describe_model(prediction_report& q, const scaling_report& r, const 
     q.bytes = r.bytes_read;
     q.worker_bandwidth = r.bytes_read > 0 && m.read_one > 0 ? r.bytes_read / m.read_one : 0;
     q.shared_bandwidth = r.bytes_read > 0 && m.read_cap > 0 ? r.bytes_read / m.read_cap : 0;
+    q.read_cap = m.read_cap;
     q.comm = m.comm;
     q.growth = m.log_growth ? "log2(n)" : "n";
     q.model_error = 0;  // the largest relative error over the fitted points: each is reproduced within it
