@@ -89,6 +89,9 @@ struct run_summary {
     /// The mean of worker_stats::cpu_share over the workers that ran blocks: below 0.8, other work
     /// took the cores (NaN: none ran).
     double cpu_share = std::numeric_limits<double>::quiet_NaN();
+    /// The mean of cpu / busy over the same workers: the share of busy time they ran on a CPU (about
+    /// 1 for work that computes, near 0 for work that sleeps or waits on storage; NaN: none ran).
+    double cpu_use = std::numeric_limits<double>::quiet_NaN();
 };
 
 /// Sums up the statistics of every rank (from gather_stats) or of one process: the slowest and
@@ -96,7 +99,7 @@ struct run_summary {
 [[nodiscard]] inline run_summary summarize(const std::vector<run_stats>& ranks) {
     run_summary s;
     s.ranks = ranks.size();
-    double busy_total = 0, share_total = 0;
+    double busy_total = 0, share_total = 0, use_total = 0;
     std::size_t judged = 0;
     bool first = true;
     for (const run_stats& r : ranks) {
@@ -113,6 +116,7 @@ struct run_summary {
             s.total_lock_held += x.lock_held;
             if (const double share = x.cpu_share(); !std::isnan(share)) {
                 share_total += share;
+                use_total += std::min(1.0, x.cpu / x.busy);
                 ++judged;
             }
             if (first || x.busy > s.busy_max) {
@@ -131,7 +135,10 @@ struct run_summary {
     }
     if (s.workers > 0) s.busy_mean = busy_total / static_cast<double>(s.workers);
     s.imbalance = s.busy_mean > 0 ? s.busy_max / s.busy_mean : 1.0;
-    if (judged > 0) s.cpu_share = share_total / static_cast<double>(judged);
+    if (judged > 0) {
+        s.cpu_share = share_total / static_cast<double>(judged);
+        s.cpu_use = use_total / static_cast<double>(judged);
+    }
     return s;
 }
 

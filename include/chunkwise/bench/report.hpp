@@ -228,25 +228,13 @@ struct scaling_point {
             }
         }
         running(lock_held_share, busy > 0 ? std::min(1.0, held / busy) : 0.0);
-        double share = 0, use = 0;
-        std::size_t judged = 0;
-        for (const run_stats& st : ranks_stats) {
-            for (const worker_stats& w : st.workers) {
-                if (const double x = w.cpu_share(); !std::isnan(x)) {
-                    share += x;
-                    use += std::min(1.0, w.cpu / w.busy);
-                    ++judged;
-                }
-            }
-        }
-        if (judged > 0) {
-            const double k = static_cast<double>(judged);
+        if (const run_summary sum = summarize(ranks_stats); !std::isnan(sum.cpu_share)) {
             if (std::isnan(cpu_share)) {
-                cpu_share = share / k;
-                cpu_use = use / k;
+                cpu_share = sum.cpu_share;
+                cpu_use = sum.cpu_use;
             } else {
-                running(cpu_share, share / k);
-                running(cpu_use, use / k);
+                running(cpu_share, sum.cpu_share);
+                running(cpu_use, sum.cpu_use);
             }
         }
         // The straggler's own path through the repeat.
