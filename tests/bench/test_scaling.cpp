@@ -926,7 +926,7 @@ TEST_CASE("every printed fit reproduces each point it was fitted to within its s
         REQUIRE(r.prediction.read_cap > 0);
         char cap[32];
         std::snprintf(cap, sizeof cap, "/N, %.4f)", r.prediction.read_cap);
-        REQUIRE_THAT(r.table(), Contains(cap));
+        REQUIRE_THAT(r.table(), Contains(std::string(cap)));
     }
     const std::vector<double (*)(double)> laws{[](double n) { return 0.1 + 0.9 / n; },
                                                [](double n) { return 0.2 + 0.8 / n + 0.01 * n; },

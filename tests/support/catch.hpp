@@ -11,6 +11,11 @@ inline StringContainsMatcher Contains(const char* s, CaseSensitive cs = CaseSens
 inline StringContainsMatcher Contains(const std::string& s, CaseSensitive cs = CaseSensitive::Yes) { return ContainsSubstring(s, cs); }
 inline StringContainsMatcher Contains(std::string& s, CaseSensitive cs = CaseSensitive::Yes) { return ContainsSubstring(s, cs); }
 inline StringContainsMatcher Contains(std::string&& s, CaseSensitive cs = CaseSensitive::Yes) { return ContainsSubstring(s, cs); }
+// A char buffer filled by snprintf: text, not a range of chars.
+template <std::size_t N>
+StringContainsMatcher Contains(char (&s)[N], CaseSensitive cs = CaseSensitive::Yes) {
+    return ContainsSubstring(std::string(s), cs);
+}
 }  // namespace Catch::Matchers
 using Catch::Approx;  // v2 declares it globally
 #else
