@@ -81,3 +81,26 @@ if(TARGET chunkwise::mpi)
        FILE_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE WORLD_READ WORLD_EXECUTE)
 
 endif()
+
+# What the longest tests take (seconds, the most over the test command's stages on 2 cores), as
+# ctest's COST: in a fresh build, with no timings of its own yet, ctest starts them first, so that
+# they do not start last and run alone at the end of a stage. Order only: no test is timed by it.
+set(CHUNKWISE_TEST_COSTS
+    hdf5_indexes=66 hdf5_codecs=40 hdf5_codecs.plugin=40 downstream.pkg_config=38 downstream.copy_include=38
+    hdf5_paths=32 hdf5_paths.noindex=36 hdf5_index=35 hdf5_index.noindex=36 hdf5=32 hdf5.noindex=35
+    hdf5.mmap=34 zarr_edges=30 hdf5_valid=28 hdf5_valid.noindex=29 hdf5_valid.mmap=29
+    downstream.find_package_compiled=21 mpi.mpi_faults.np4=19 bench.held_out=18 hdf5.noprobe_noindex=15
+    downstream.find_package_zarr=14 downstream.find_package_mpi_hdf5=14 bench.slurm=13 mpi.mpi_faults.np3=12
+    hdf5.noprobe=12 write_modes=11 mpi.zarr_mpi.np4=11 mpi.zarr_mpi.np3=10 downstream.hdf5_root_env=10
+    downstream.hdf5_root=10 downstream.hdf5_pkg_config_hdf5=10 hdf5_fuzz=9)
+# Sets CHUNKWISE_TEST_COSTS on the tests of the calling directory that it names (call it last).
+function(chunkwise_apply_test_costs)
+  foreach(_entry IN LISTS CHUNKWISE_TEST_COSTS)
+    string(REPLACE "=" ";" _pair "${_entry}")
+    list(GET _pair 0 _name)
+    list(GET _pair 1 _cost)
+    if(TEST ${_name})
+      set_tests_properties(${_name} PROPERTIES COST ${_cost})
+    endif()
+  endforeach()
+endfunction()

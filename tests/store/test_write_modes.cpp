@@ -118,6 +118,9 @@ TEST_CASE("write modes: update keeps the rest of each chunk, append adds rows, i
             zarr::write(store, more, again);
             CHECK(bool(modes_zarr(store) == want));
             CHECK(zarr::array(store).shape() == std::vector<std::size_t>{15, 4});
+            // every chunk replaced in place: no old file or temporary name is left beside them
+            for (const auto& e : fs::recursive_directory_iterator(store))
+                CHECK(e.path().filename().string().find(".partial.") == std::string::npos);
         }
     }
 }
@@ -176,6 +179,12 @@ TEST_CASE("write modes: what does not fit is refused naming it, and nothing chan
     zarr_fails(store, three, {.chunk = {3, 4}, .mode = write_mode::append},
                "chunk [3,4] differs from the array's [2,4]");
     zarr_fails(store, three, {.codec = "zstd", .mode = write_mode::append}, "codec zstd differs from the array's gzip");
+    zarr_fails(store, three, {.codec = "gzip", .level = 9, .mode = write_mode::append},
+               "codec gzip level 9 differs from the array's gzip level 6");
+    h5::write(file, "packed", first, {.chunk = {2, 4}, .deflate = 4, .growable = true});
+    h5_fails("packed", three, {.deflate = 9, .mode = write_mode::append},
+             "the filters asked for (deflate 9) differ from the dataset's: its deflate parameters are 4, these ask 9");
+    h5_fails("packed", three, {.codec = "zstd", .mode = write_mode::append}, "differ from the dataset's");
     h5_fails("x", three, {.mode = write_mode::append, .dimensions = {"u", "c"}}, "dimensions [u, c] differ");
     zarr_fails(store, three, {.mode = write_mode::append, .dimensions = {"u", "c"}}, R"(dimensions ["u", "c"] differ)");
     zarr_fails(store, three, {.mode = write_mode::append, .first_row = 2}, "first_row 2 is not the array's end");
@@ -185,6 +194,10 @@ TEST_CASE("write modes: what does not fit is refused naming it, and nothing chan
                                                 "h5::stream_writer: chunk_writer makes a new dataset"));
     // nothing changed
     CHECK(bool(modes_h5(file, "x") == first));
+    CHECK(bool(modes_h5(file, "packed") == first));
+    h5::write(file, "packed", three, {.deflate = 4, .mode = write_mode::append});     // the dataset's level: taken
+    h5::write(file, "packed", three, {.codec = "gzip", .mode = write_mode::append});  // no level asked: taken
+    CHECK(h5::dataset(file, "packed").shape()[0] == 12);
     CHECK(bool(modes_zarr(store) == first));
     CHECK(zarr::array(store).dimensions() == std::vector<std::string>{"t", "c"});
 }

@@ -7,10 +7,18 @@
 namespace Catch::Matchers {
 // Catch2 v3 names v2's substring matcher ContainsSubstring (its Contains matches range elements):
 // Contains of text keeps v2's meaning (these overloads are chosen over v3's template).
-inline StringContainsMatcher Contains(const char* s, CaseSensitive cs = CaseSensitive::Yes) { return ContainsSubstring(s, cs); }
-inline StringContainsMatcher Contains(const std::string& s, CaseSensitive cs = CaseSensitive::Yes) { return ContainsSubstring(s, cs); }
-inline StringContainsMatcher Contains(std::string& s, CaseSensitive cs = CaseSensitive::Yes) { return ContainsSubstring(s, cs); }
-inline StringContainsMatcher Contains(std::string&& s, CaseSensitive cs = CaseSensitive::Yes) { return ContainsSubstring(s, cs); }
+inline StringContainsMatcher Contains(const char* s, CaseSensitive cs = CaseSensitive::Yes) {
+    return ContainsSubstring(s, cs);
+}
+inline StringContainsMatcher Contains(const std::string& s, CaseSensitive cs = CaseSensitive::Yes) {
+    return ContainsSubstring(s, cs);
+}
+inline StringContainsMatcher Contains(std::string& s, CaseSensitive cs = CaseSensitive::Yes) {
+    return ContainsSubstring(s, cs);
+}
+inline StringContainsMatcher Contains(std::string&& s, CaseSensitive cs = CaseSensitive::Yes) {
+    return ContainsSubstring(s, cs);
+}
 // A char buffer filled by snprintf: text, not a range of chars.
 template <std::size_t N>
 StringContainsMatcher Contains(char (&s)[N], CaseSensitive cs = CaseSensitive::Yes) {

@@ -187,10 +187,14 @@ void write_grid_row(const std::string& store, const plan& p, const std::vector<s
                     for (std::size_t d = 0; d < rank; ++d) inside = inside && inner_origin[d] < p.shape[d];
                     if (inside) {
                         assemble<T>(slabs, p.shape, inner_origin, p.chunk, values);
-                        encode_into(p.enc, values, encoded, scratch);
+                        // Copied once into the shard from wherever the pipeline left it (the values
+                        // themselves where there is no codec).
+                        const auto [data, size] =
+                            codecs::encode_chunk(p.enc.pipe, reinterpret_cast<const unsigned char*>(values.data()),
+                                                 values.size() * sizeof(T), encoded, scratch);
                         off = file.size();
-                        n = encoded.size();
-                        file.insert(file.end(), encoded.begin(), encoded.end());
+                        n = size;
+                        file.insert(file.end(), data, data + size);
                     }
                     for (int b = 0; b < 8; ++b) {
                         index[16 * k + static_cast<std::size_t>(b)] = static_cast<unsigned char>(off >> (8 * b));

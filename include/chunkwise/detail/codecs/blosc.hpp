@@ -153,6 +153,7 @@ inline const codec blosc_codec{
     .variants = "lz4, lz4hc, zstd, zlib, blosclz",
     .aliases = nullptr,
     .default_level = 5,  // c-blosc's and numcodecs' own
+    .settings_from = 4,  // revision, format, type size and chunk bytes: the plugin's
     .zarr_v2 = "blosc",
     .zarr_v3 = "blosc",
     .zarr_params = nullptr,
@@ -178,6 +179,7 @@ inline const codec blosc_codec{
     .variants = "lz4, lz4hc, zstd, zlib, blosclz",
     .aliases = nullptr,
     .default_level = 5,  // c-blosc's and numcodecs' own
+    .settings_from = 4,  // revision, format, type size and chunk bytes: the plugin's
     .zarr_v2 = "blosc",
     .zarr_v3 = "blosc",
     .zarr_params = nullptr,

@@ -79,6 +79,9 @@ struct codec {
     const char* aliases = nullptr;
     /// The level a write's level 0 stands for: the codec library's own default (0: it has none).
     int default_level = 0;
+    /// The first of `parameters` that states a writer's choice (level, shuffle, inner codec); those
+    /// before it are filled in by the plugin when HDF5 makes a dataset (Blosc: 4).
+    std::size_t settings_from = 0;
 
     // ---- Zarr (null where Zarr does not name the codec) ----
     /// Its numcodecs id in Zarr v2 metadata ("zlib", "blosc"), or null.

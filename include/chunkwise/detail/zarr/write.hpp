@@ -12,11 +12,13 @@
 #include <chunkwise/zarr/error.hpp>
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <bit>
 #include <cerrno>
+#include <cstdio>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -61,6 +63,10 @@ struct encoding {
 /// The encoding of `w` (resolved and checked) for values of `item` bytes, with shuffle asked or not.
 CHUNKWISE_ZARR_DECL encoding make_encoding(const codecs::write_codec& w, bool shuffle, std::size_t item,
                                            std::size_t chunk_bytes);
+
+/// Moves the file `tmp` to `target`, replacing a regular file there atomically (the names swapped,
+/// then the old file removed, where the kernel offers it; else rename). False with errno on failure.
+CHUNKWISE_ZARR_DECL bool replace_file(const std::string& tmp, const std::string& target);
 
 /// Writes `bytes` as the file store/key: into a temporary name beside it (never a FIFO or device:
 /// posix::open_regular), closed with every error checked, then renamed over the key. Nothing is

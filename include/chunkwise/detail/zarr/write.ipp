@@ -21,6 +21,22 @@ CHUNKWISE_ZARR_DECL encoding make_encoding(const codecs::write_codec& w, bool sh
     return e;
 }
 
+CHUNKWISE_ZARR_DECL bool replace_file(const std::string& tmp, const std::string& target) {
+#ifdef RENAME_EXCHANGE
+    // Over a file that exists, swap the two names atomically and drop the old file: readers see the old
+    // chunk or the new one, as with rename, but ext4 does not write the new file back at once, as it does
+    // when a rename replaces a file (auto_da_alloc).
+    struct stat st {};
+    if (::lstat(target.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+        ::renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, target.c_str(), RENAME_EXCHANGE) == 0) {
+        ::unlink(tmp.c_str());  // now the old file
+        return true;
+    }
+    // No regular file to swap with, or a file system without the exchange: a plain rename.
+#endif
+    return std::rename(tmp.c_str(), target.c_str()) == 0;
+}
+
 CHUNKWISE_ZARR_DECL void write_file(const std::string& store, const std::string& key, const unsigned char* data,
                                     std::size_t n) {
     namespace fs = std::filesystem;
@@ -40,7 +56,7 @@ CHUNKWISE_ZARR_DECL void write_file(const std::string& store, const std::string&
     std::string problem;
     if (!posix::write_all(fd, data, n)) problem = std::string("cannot be written: ") + std::strerror(errno);
     if (::close(fd) != 0 && problem.empty()) problem = std::string("cannot be written: ") + std::strerror(errno);
-    if (problem.empty() && std::rename(tmp.c_str(), target.c_str()) != 0)
+    if (problem.empty() && !replace_file(tmp, target))
         problem = std::string("cannot be renamed into place: ") + std::strerror(errno);
     if (!problem.empty()) {
         ::unlink(tmp.c_str());

@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <cstddef>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <system_error>
 #include <utility>
@@ -62,6 +63,13 @@ struct existing_dataset {
     std::vector<hsize_t> dims;  // its extent before the write
     std::size_t first_row = 0;  // where the values' first row goes
 };
+
+/// Fails (through `fail`) where the filters `opt` asks for are not the dataset's: `ids` and `params`, its filters'
+/// ids and creation parameters in order. A level asked for must be the dataset's; a level of 0 takes it.
+CHUNKWISE_HDF5_DECL void check_filters(const write_options& opt, const std::vector<std::size_t>& chunk,
+                                       std::size_t elem_size, const std::vector<int>& ids,
+                                       const std::vector<std::vector<unsigned>>& params,
+                                       const std::function<void(const std::string&)>& fail);
 
 /// Opens dataset `path` of the open file `fh` and checks it against values of `shape` in `mem_type` and the options
 /// (mode append or update, first_row, and any chunk, filters and dimension names given, which must be the

@@ -101,6 +101,53 @@ CHUNKWISE_HDF5_DECL bool set_creation_properties(hid_t dcpl, const write_options
     return true;
 }
 
+CHUNKWISE_HDF5_DECL void check_filters(const write_options& opt, const std::vector<std::size_t>& chunk,
+                                       std::size_t elem_size, const std::vector<int>& ids,
+                                       const std::vector<std::vector<unsigned>>& params,
+                                       const std::function<void(const std::string&)>& fail) {
+    write_options asked = opt;
+    asked.chunk = chunk;
+    const std::string asked_text =
+        (opt.codec.empty() ? "deflate " + std::to_string(opt.deflate)
+                           : opt.codec + (opt.level != 0 ? " level " + std::to_string(opt.level) : std::string())) +
+        (opt.shuffle ? " with shuffle" : "");
+    const auto list = [](const std::vector<unsigned>& v, std::size_t from) {
+        std::string t;
+        for (std::size_t i = from; i < v.size(); ++i) t += (t.empty() ? "" : " ") + std::to_string(v[i]);
+        return t.empty() ? std::string("none") : t;
+    };
+    std::vector<int> want_ids;
+    const codecs::pipeline pipe = write_pipeline(asked, elem_size);
+    for (const auto& [c, r] : pipe) want_ids.push_back(c->id);
+    if (want_ids != ids) {
+        std::string theirs;
+        for (int id : ids) {
+            const codecs::codec* c = codecs::find_codec(id);
+            theirs +=
+                (theirs.empty() ? "" : ", ") + (c != nullptr ? std::string(c->name) : "filter " + std::to_string(id));
+        }
+        fail("the filters asked for (" + asked_text + ") differ from the dataset's (" +
+             (theirs.empty() ? std::string("none") : theirs) + ")");
+    }
+    // A level asked for is the dataset's, parameter for parameter (those a plugin fills in at creation aside).
+    const codecs::write_codec w =
+        codecs::resolve_write_codec(opt.deflate, opt.codec, opt.level, codecs::store_kind::hdf5);
+    if (w.level == 0) return;
+    for (std::size_t k = 0; k < pipe.size(); ++k) {
+        const auto& [c, r] = pipe[k];
+        if (c != w.main || c->parameters == nullptr) continue;
+        const std::vector<unsigned> want = c->parameters(r);
+        const std::size_t from = c->settings_from;
+        const bool same =
+            want.size() == params[k].size() &&
+            std::equal(want.begin() + static_cast<std::ptrdiff_t>(std::min(from, want.size())), want.end(),
+                       params[k].begin() + static_cast<std::ptrdiff_t>(std::min(from, want.size())));
+        if (!same)
+            fail("the filters asked for (" + asked_text + ") differ from the dataset's: its " + c->name +
+                 " parameters are " + list(params[k], from) + ", these ask " + list(want, from));
+    }
+}
+
 CHUNKWISE_HDF5_DECL existing_dataset open_existing_dataset(hid_t fh, const std::string& file, const std::string& path,
                                                            hid_t mem_type, const std::vector<std::size_t>& shape,
                                                            const write_options& opt) {
@@ -158,13 +205,17 @@ CHUNKWISE_HDF5_DECL existing_dataset open_existing_dataset(hid_t fh, const std::
         fail("chunk " + shape_text(opt.chunk) + " differs from the dataset's " +
              (chunk.empty() ? std::string("(contiguous)") : shape_text(chunk)));
     std::vector<int> ids;
+    std::vector<std::vector<unsigned>> params;
     for (int k = 0, n = H5Pget_nfilters(dcpl.get()); k < n; ++k) {
         unsigned flags = 0;
-        std::size_t nparams = 0;
+        std::vector<unsigned> cd(32, 0);
+        std::size_t nparams = cd.size();
         char name[64] = {};
-        const H5Z_filter_t id =
-            H5Pget_filter2(dcpl.get(), static_cast<unsigned>(k), &flags, &nparams, nullptr, sizeof name, name, nullptr);
+        const H5Z_filter_t id = H5Pget_filter2(dcpl.get(), static_cast<unsigned>(k), &flags, &nparams, cd.data(),
+                                               sizeof name, name, nullptr);
+        cd.resize(std::min(nparams, cd.size()));
         ids.push_back(static_cast<int>(id));
+        params.push_back(std::move(cd));
         if (H5Zfilter_avail(id) <= 0) {
             const codecs::codec* c = codecs::find_codec(static_cast<int>(id));
             fail("the dataset's filter " + std::string(c != nullptr ? c->name : name) + " (" + std::to_string(id) +
@@ -173,13 +224,7 @@ CHUNKWISE_HDF5_DECL existing_dataset open_existing_dataset(hid_t fh, const std::
                                                          : std::string()));
         }
     }
-    if (opt.deflate > 0 || opt.shuffle || !opt.codec.empty()) {
-        write_options asked = opt;
-        asked.chunk = chunk;
-        std::vector<int> want_ids;
-        for (const auto& [c, r] : write_pipeline(asked, have.size)) want_ids.push_back(c->id);
-        if (want_ids != ids) fail("the filters asked for (" + options_text(asked) + ") differ from the dataset's");
-    }
+    if (opt.deflate > 0 || opt.shuffle || !opt.codec.empty()) check_filters(opt, chunk, have.size, ids, params, fail);
     if (!opt.dimensions.empty()) {
         const std::vector<std::string> names = read_dimensions(e.dataset.get(), file, path);
         if (names != opt.dimensions) {
