@@ -418,6 +418,17 @@ TEST_CASE("write modes: write_blocks appends and updates, serial and on threads,
                            {.mode = write_mode::append});
         CHECK(bool(modes_h5(file, "x") == appended));
         CHECK(bool(modes_zarr(store) == appended));
+        // no results (an empty input): zero rows appended or updated, the array as it was
+        const auto none = [&] {
+            return chunkwise::map_blocks(policy, chunkwise::partition(0, chunkwise::parts{1}), result_of);
+        };
+        REQUIRE(none().total_blocks() == 0);
+        for (const write_mode m : {write_mode::append, write_mode::update}) {
+            h5::write_blocks(policy, file, "x", none(), {.mode = m});
+            zarr::write_blocks(policy, store, none(), {.mode = m});
+        }
+        CHECK(bool(modes_h5(file, "x") == appended));
+        CHECK(bool(modes_zarr(store) == appended));
         // past the end: refused, nothing changed
         CHECK_THROWS_WITH(zarr::write_blocks(policy, store, chunkwise::map_blocks(policy, blocks, result_of),
                                              {.mode = write_mode::update, .first_row = 30}),

@@ -59,7 +59,10 @@ CHUNKWISE_ZARR_DECL existing_array open_existing(const std::string& store, const
     if (m.type.kind != kind || m.type.size != size || (size > 1 && m.type.big))
         fail("the array holds " + m.type.name() + (m.type.big && size > 1 ? " (big-endian)" : "") +
              ", the values are " + want.name() + ": write values of the array's type");
-    if (shape.size() != m.shape.size() || !std::equal(shape.begin() + 1, shape.end(), m.shape.begin() + 1))
+    // (0): no rows at all, as write_blocks states a run with no results; they fit any array
+    const bool no_rows = shape.size() == 1 && shape[0] == 0;
+    if (!no_rows &&
+        (shape.size() != m.shape.size() || !std::equal(shape.begin() + 1, shape.end(), m.shape.begin() + 1)))
         fail("the values' shape " + existing_shape_text(shape) + " does not fit the array's " +
              existing_shape_text(m.shape) + ": every axis but the first must be the array's");
     e.shape = e.new_shape = m.shape;

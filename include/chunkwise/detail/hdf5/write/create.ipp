@@ -177,7 +177,9 @@ CHUNKWISE_HDF5_DECL existing_dataset open_existing_dataset(hid_t fh, const std::
     std::vector<hsize_t> most(e.dims.size(), 0);
     H5Sget_simple_extent_dims(space.get(), e.dims.data(), most.data());
     const std::vector<std::size_t> dims(e.dims.begin(), e.dims.end());
-    if (dims.size() != shape.size() || !std::equal(shape.begin() + 1, shape.end(), dims.begin() + 1))
+    // (0): no rows at all, as write_blocks states a run with no results; they fit any dataset
+    const bool no_rows = shape.size() == 1 && shape[0] == 0;
+    if (!no_rows && (dims.size() != shape.size() || !std::equal(shape.begin() + 1, shape.end(), dims.begin() + 1)))
         fail("the values' shape " + shape_text(shape) + " does not fit the dataset's " + shape_text(dims) +
              ": every axis but the first must be the dataset's");
     if (opt.mode == write_mode::append) {
