@@ -146,7 +146,7 @@ private:
     // (the root holding the extent's lock first, every process then reading the metadata).
     detail::plan plan_for(const std::vector<std::size_t>& shape) {
         if (!into_existing()) return detail::make_plan<T>(store_, shape, opt_);
-        constexpr char kind = std::is_floating_point_v<T> ? 'f' : std::is_signed_v<T> ? 'i' : 'u';
+        constexpr char kind = detail::numpy_kind<T>();
         std::string problem;
         std::exception_ptr mine;
         try {

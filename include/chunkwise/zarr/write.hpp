@@ -244,7 +244,7 @@ void merge_grid_row(const std::string& store, const plan& p, const state& now, s
 template <class T>
 void write_existing(const std::string& store, const std::vector<std::size_t>& shape, const T* data,
                     const write_options& o) {
-    constexpr char kind = std::is_floating_point_v<T> ? 'f' : std::is_signed_v<T> ? 'i' : 'u';
+    constexpr char kind = numpy_kind<T>();
     if (!std::filesystem::is_directory(store)) (void)open_existing(store, shape, kind, sizeof(T), o);  // says why
     store_lock locks(store);
     locks.lock(0, o.mode == write_mode::append);  // the extent stays as it is while this write runs

@@ -92,7 +92,7 @@ private:
     // store's lock (exclusive for an append) until the new extent is written; every process checks the array, then
     // writes the grid rows it owns, each merged with the array's rows it keeps under the grid row's lock.
     void run_existing() {
-        constexpr char kind = std::is_floating_point_v<T> ? 'f' : std::is_signed_v<T> ? 'i' : 'u';
+        constexpr char kind = numpy_kind<T>();
         root_step(policy_, store_, "could not lock the array", [&] {
             if (!std::filesystem::is_directory(store_)) (void)open_existing(store_, shape_, kind, sizeof(T), opt_);
             hold_.open(store_);

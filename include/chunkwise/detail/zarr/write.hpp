@@ -30,15 +30,16 @@
 
 namespace chunkwise::zarr::detail {
 
+/// numpy's kind of T: 'b' (bool), 'f' (floating point), 'i' (signed) or 'u' (unsigned).
+template <class T>
+constexpr char numpy_kind() {
+    return std::is_same_v<T, bool> ? 'b' : std::is_floating_point_v<T> ? 'f' : std::is_signed_v<T> ? 'i' : 'u';
+}
 /// numpy's v2 dtype string of T in this machine's byte order ("<f8").
 template <class T>
 std::string v2_dtype() {
     const char order = sizeof(T) == 1 ? '|' : std::endian::native == std::endian::little ? '<' : '>';
-    const char kind = std::is_same_v<T, bool>       ? 'b'
-                      : std::is_floating_point_v<T> ? 'f'
-                      : std::is_signed_v<T>         ? 'i'
-                                                    : 'u';
-    return std::string(1, order) + kind + std::to_string(sizeof(T));
+    return std::string(1, order) + numpy_kind<T>() + std::to_string(sizeof(T));
 }
 /// v3's data_type name of T.
 template <class T>
