@@ -36,7 +36,7 @@ TEST_CASE("a parallel HDF5 switches on collective writes by itself", "[mpi][hdf5
 #elif defined(CHUNKWISE_HDF5_PARALLEL)
     FAIL("CHUNKWISE_HDF5_PARALLEL is defined though hdf5.h is a serial build");
 #else
-    SUCCEED("serial HDF5: write_blocks gathers to the root, which writes");
+    SUCCEED("serial HDF5: write_blocks streams through the root, which writes");
 #endif
 }
 
@@ -198,8 +198,8 @@ TEMPLATE_TEST_CASE("write_blocks after every block failed: an empty dataset, wit
     if (world.rank() == 0) std::filesystem::remove_all(dir);
 }
 
-TEMPLATE_TEST_CASE("ragged records, selected indices and a file series: each rank reads its rows", "[mpi][hdf5][shapes]",
-                   CHUNKWISE_MPI_POLICIES) {
+TEMPLATE_TEST_CASE("ragged records, selected indices and a file series: each rank reads its rows",
+                   "[mpi][hdf5][shapes]", CHUNKWISE_MPI_POLICIES) {
     auto policy = TestType::make();
     boost::mpi::communicator world;
     const auto dir = test::shared_scratch("hdf5-shapes");
@@ -221,7 +221,8 @@ TEMPLATE_TEST_CASE("ragged records, selected indices and a file series: each ran
             for (std::size_t r = 0; r < lengths[f]; ++r)
                 for (std::size_t a = 0; a < 40; ++a)
                     for (std::size_t c = 0; c < 3; ++c) v(r, a, c) = value(row + r, a, c);
-            h5::write(parts[f], "pos", v, h5::write_options{{std::min<std::size_t>(2, lengths[f]), 8, 3}, f % 2 == 0 ? 1 : 0, false});
+            h5::write(parts[f], "pos", v,
+                      h5::write_options{{std::min<std::size_t>(2, lengths[f]), 8, 3}, f % 2 == 0 ? 1 : 0, false});
             row += lengths[f];
         }
     }
@@ -255,4 +256,145 @@ TEMPLATE_TEST_CASE("ragged records, selected indices and a file series: each ran
             for (std::size_t j = 0; j < atoms.size(); ++j)
                 REQUIRE(got[i](r - series_blocks[i].begin, j, 2) == value(r, atoms[j], 2));
     }
+}
+
+namespace {
+// Spill files left beside `file` (none after a write, whether it succeeded or failed).
+std::size_t spill_files(const std::filesystem::path& file) {
+    std::size_t n = 0;
+    for (const auto& e : std::filesystem::directory_iterator(file.parent_path()))
+        if (e.path().filename().string().find(".chunkwise-spill-") != std::string::npos) ++n;
+    return n;
+}
+}  // namespace
+
+TEMPLATE_TEST_CASE("stream_writer under MPI: every rank encodes its rows, chunks shared by ranks written once, whole",
+                   "[mpi][hdf5][write][stream]", CHUNKWISE_MPI_POLICIES) {
+    auto policy = TestType::make();
+    boost::mpi::communicator world;
+    const auto dir = test::shared_scratch("hdf5-stream");
+    const auto file = dir / "out.h5";
+    // Blocks of 7 rows, chunks of 4: most chunks hold rows of two blocks, often of two ranks.
+    const auto blocks = chunkwise::partition(103, chunkwise::parts{15});
+    const auto value = [](std::size_t i) { return static_cast<float>(i % 1000) * 0.5f + static_cast<float>(i / 1000); };
+    auto rows = [&](const chunkwise::block& b) {
+        std::vector<float> v(b.size() * 6);
+        for (std::size_t i = 0; i < v.size(); ++i) v[i] = value(b.begin * 6 + i);
+        return v;
+    };
+    for (const char* codec : {"lz4", "", "zstd"}) {
+        INFO(codec);
+        const std::string name = std::string("/s/") + (codec[0] == 0 ? "plain" : codec);
+        h5::write_options opt{.chunk = {4, 6}, .shuffle = true, .codec = codec};
+        if (codec[0] == 0) opt = {};  // contiguous: the rows themselves travel
+        h5::stream_writer<float> w(policy, file, name, {103, 6}, opt);
+        (void)chunkwise::map_blocks(policy, blocks, [&](const chunkwise::block& b) {
+            w.write(b.begin, rows(b));
+            return 0;
+        });
+        w.close();
+        REQUIRE(spill_files(file) == 0);
+        h5::dataset ds(file, name);
+        REQUIRE(ds.shape() == std::vector<std::size_t>{103, 6});
+        const auto got = ds.read<float, 2>(chunkwise::block{0, 0, 103});
+        for (std::size_t i = 0; i < got.size(); ++i) REQUIRE(got.data()[i] == value(i));
+        world.barrier();  // every rank has read before the next write opens the file
+    }
+    // Rows from another run into the dataset there: append on every rank, then an update of a region.
+    {
+        h5::stream_writer<float> w(policy, file, "/grow", {10, 6}, {.chunk = {4, 6}, .codec = "lz4", .growable = true});
+        (void)chunkwise::map_blocks(policy, chunkwise::partition(10, chunkwise::parts{3}),
+                                    [&](const chunkwise::block& b) {
+                                        w.write(b.begin, rows(b));
+                                        return 0;
+                                    });
+        w.close();
+        world.barrier();
+        h5::stream_writer<float> more(policy, file, "/grow", {93, 6},
+                                      {.codec = "lz4", .mode = chunkwise::write_mode::append});
+        (void)chunkwise::map_blocks(policy, chunkwise::partition(93, chunkwise::parts{11}),
+                                    [&](const chunkwise::block& b) {
+                                        more.write(b.begin, rows(chunkwise::block{b.index, b.begin + 10, b.end + 10}));
+                                        return 0;
+                                    });
+        more.close();
+        REQUIRE(spill_files(file) == 0);
+        h5::dataset ds(file, "/grow");
+        REQUIRE(ds.shape() == std::vector<std::size_t>{103, 6});
+        const auto got = ds.read<float, 2>(chunkwise::block{0, 0, 103});
+        for (std::size_t i = 0; i < got.size(); ++i) REQUIRE(got.data()[i] == value(i));
+        world.barrier();
+    }
+    world.barrier();
+    if (world.rank() == 0) std::filesystem::remove_all(dir);
+}
+
+TEMPLATE_TEST_CASE("stream_writer under MPI: rows one rank never gave are every rank's error, nothing kept",
+                   "[mpi][hdf5][write][stream]", CHUNKWISE_MPI_POLICIES) {
+    auto policy = TestType::make();
+    boost::mpi::communicator world;
+    const auto dir = test::shared_scratch("hdf5-stream-gap");
+    const auto file = dir / "out.h5";
+    const auto blocks = chunkwise::partition(40, chunkwise::parts{8});
+    h5::stream_writer<double> w(policy, file, "/gap", {40}, {.chunk = {3}, .codec = "zstd"});
+    (void)chunkwise::map_blocks(policy, blocks, [&](const chunkwise::block& b) {
+        if (b.index != 5) w.write(b.begin, std::vector<double>(b.size(), 1.0));
+        return 0;
+    });
+    REQUIRE_THROWS_WITH(w.close(), Catch::Matchers::Contains("closed with rows [25, 30) never written, nothing kept"));
+    REQUIRE(spill_files(file) == 0);
+    if (world.rank() == 0 && std::filesystem::exists(file)) REQUIRE_THROWS_AS(h5::dataset(file, "/gap"), h5::error);
+    world.barrier();
+    // A writer given bad rows refuses them on its rank; the same communicator still works.
+    h5::stream_writer<double> again(policy, file, "/gap", {40}, {.chunk = {3}, .codec = "zstd"});
+    if (world.rank() == 0)
+        REQUIRE_THROWS_WITH(again.write(38, std::vector<double>(4, 0.0)), Catch::Matchers::Contains("pass the end"));
+    (void)chunkwise::map_blocks(policy, blocks, [&](const chunkwise::block& b) {
+        again.write(b.begin, std::vector<double>(b.size(), double(b.index)));
+        return 0;
+    });
+    again.close();
+    const auto got = h5::dataset(file, "/gap").read<double>(chunkwise::block{0, 0, 40});
+    for (std::size_t i = 0; i < 40; ++i) REQUIRE(got[i] == double(i / 5));
+    world.barrier();
+    if (world.rank() == 0) std::filesystem::remove_all(dir);
+}
+
+TEMPLATE_TEST_CASE("write_blocks under MPI with a codec and into a dataset there: no rank gathers",
+                   "[mpi][hdf5][write]", CHUNKWISE_MPI_POLICIES) {
+    auto policy = TestType::make();
+    boost::mpi::communicator world;
+    const auto dir = test::shared_scratch("hdf5-codec");
+    const auto file = dir / "out.h5";
+    const auto blocks = chunkwise::partition(50, chunkwise::parts{7});
+    auto rows = [](const chunkwise::block& b) {
+        xt::xtensor<std::int32_t, 2> t = xt::xtensor<std::int32_t, 2>::from_shape({b.size(), 3});
+        for (std::size_t i = 0; i < t.size(); ++i) t.data()[i] = static_cast<std::int32_t>(b.begin * 3 + i);
+        return t;
+    };
+    h5::write_blocks(policy, file, "/y", chunkwise::map_blocks(policy, blocks, rows),
+                     {.chunk = {4, 3}, .shuffle = true, .codec = "zstd", .level = 3});
+    REQUIRE(spill_files(file) == 0);
+    const auto zstd = h5::dataset(file, "/y").read<std::int32_t, 2>(chunkwise::block{0, 0, 50});
+    for (std::size_t i = 0; i < zstd.size(); ++i) REQUIRE(zstd.data()[i] == static_cast<std::int32_t>(i));
+    world.barrier();
+    // An update rewrites the chunks it shares with rows there through HDF5's own filter: LZ4 (Debian's plugin).
+    h5::write_blocks(policy, file, "/z", chunkwise::map_blocks(policy, blocks, rows),
+                     {.chunk = {4, 3}, .shuffle = true, .codec = "lz4"});
+    REQUIRE(spill_files(file) == 0);
+    // Rows 20-49 again, times -1, at rows 0-29 (update), in the same codec.
+    const auto twenty = chunkwise::partition(30, chunkwise::parts{4});
+    auto negated = [&](const chunkwise::block& b) {
+        auto t = rows(chunkwise::block{b.index, b.begin + 20, b.end + 20});
+        for (auto& x : t) x = -x;
+        return t;
+    };
+    h5::write_blocks(policy, file, "/z", chunkwise::map_blocks(policy, twenty, negated),
+                     {.shuffle = true, .codec = "lz4", .mode = chunkwise::write_mode::update});
+    const auto got = h5::dataset(file, "/z").read<std::int32_t, 2>(chunkwise::block{0, 0, 50});
+    for (std::size_t i = 0; i < got.size(); ++i)
+        REQUIRE(got.data()[i] == (i < 90 ? -static_cast<std::int32_t>(i + 60) : static_cast<std::int32_t>(i)));
+    REQUIRE(h5::dataset(file, "/z").filters().size() >= 2);
+    world.barrier();
+    if (world.rank() == 0) std::filesystem::remove_all(dir);
 }

@@ -11,6 +11,7 @@
 #include <chunkwise/detail/hdf5/read/copy.hpp>
 #include <chunkwise/detail/hdf5/types.hpp>
 #include <chunkwise/detail/hdf5/write/create.hpp>
+#include <chunkwise/detail/hdf5/write/spill.hpp>
 #include <chunkwise/hdf5/error.hpp>
 #include <chunkwise/hdf5/write_options.hpp>
 
@@ -38,9 +39,11 @@ namespace detail {
 class chunk_rows_writer {
 public:
     /// `contiguous`: where opt asks for no chunks and no compression, a contiguous dataset whose rows are written
-    /// as they are (any rows; else opt.chunk is required).
+    /// as they are (any rows; else opt.chunk is required). With a `spill` file, nothing is made in `file`: the
+    /// encoded chunks (contiguous: the rows) go to the spill file, for the root to replay().
     chunk_rows_writer(const std::filesystem::path& file, const std::string& path, std::vector<std::size_t> shape,
-                      write_options opt, std::size_t element, hid_t (*type)(), bool contiguous = false);
+                      write_options opt, std::size_t element, hid_t (*type)(), bool contiguous = false,
+                      spill_file* spill = nullptr);
     chunk_rows_writer(const chunk_rows_writer&) = delete;
     chunk_rows_writer& operator=(const chunk_rows_writer&) = delete;
     ~chunk_rows_writer() {
@@ -59,15 +62,23 @@ public:
     void write_rows(std::size_t first_row, const unsigned char* values, std::size_t count);
 
     void close() {
+        if (spill_ != nullptr) {
+            spill_->finish();
+            return;
+        }
         library_lock lock;
         writer_->commit();
     }
 
     /// Removes what was made (a file created, or the dataset) and throws h5::error "WHAT".
     [[noreturn]] void fail(const std::string& what) {
+        if (spill_ != nullptr) throw error(file_, path_, "write: " + what);
         library_lock lock;
         writer_->fail(what);
     }
+
+    /// Writes into the dataset what another rank's writer put in the spill file `spill` (see spill_file).
+    void replay(const std::string& spill);
 
 private:
     // Rows [first_row, first_row + rows) of a contiguous dataset, as they are.
@@ -80,6 +91,7 @@ private:
     hid_t (*type_)() = nullptr;                                      // the element's memory type
     std::vector<std::pair<const codec*, encode_request>> pipeline_;  // each chunk's filters
     std::unique_ptr<dataset_writer> writer_;
+    spill_file* spill_ = nullptr;  // or, on a rank that does not write the file, where its chunks go
     std::size_t chunk_elements_ = 1, row_elements_ = 1;
 };
 

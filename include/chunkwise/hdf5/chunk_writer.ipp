@@ -8,17 +8,24 @@ namespace detail {
 
 CHUNKWISE_HDF5_DECL chunk_rows_writer::chunk_rows_writer(const std::filesystem::path& file, const std::string& path,
                                                          std::vector<std::size_t> shape, write_options opt,
-                                                         std::size_t element, hid_t (*type)(), bool contiguous)
+                                                         std::size_t element, hid_t (*type)(), bool contiguous,
+                                                         spill_file* spill)
         : file_(file.string()),
           path_(normalize_path(path)),
           shape_(std::move(shape)),
           opt_(std::move(opt)),
           element_(element),
-          type_(type) {
+          type_(type),
+          spill_(spill) {
     if (opt_.chunk.empty() && !contiguous)
         throw error(file_, path_, "chunk_writer: write_options::chunk must give the chunk shape");
     complete_options(opt_, shape_, element_, file_, path_);  // (chunks of about 1 MiB of rows where compressing)
     pipeline_ = write_pipeline(opt_, element_);
+    chunk_elements_ = 1;
+    for (std::size_t c : opt_.chunk) chunk_elements_ *= c;
+    row_elements_ = 1;
+    for (std::size_t d = 1; d < shape_.size(); ++d) row_elements_ *= shape_[d];
+    if (spill_ != nullptr) return;  // the root makes the dataset
     std::error_code ec;
     const bool existed = std::filesystem::exists(file, ec);
     if (existed && opt_.codec.empty()) {  // room for the values as they are (deflated: at most that)
@@ -29,10 +36,6 @@ CHUNKWISE_HDF5_DECL chunk_rows_writer::chunk_rows_writer(const std::filesystem::
     }
     library_lock lock;
     writer_ = std::make_unique<dataset_writer>(file_, path_, type(), shape_, opt_, H5P_DEFAULT, existed);
-    chunk_elements_ = 1;
-    for (std::size_t c : opt_.chunk) chunk_elements_ *= c;
-    row_elements_ = 1;
-    for (std::size_t d = 1; d < shape_.size(); ++d) row_elements_ *= shape_[d];
 }
 
 CHUNKWISE_HDF5_DECL auto chunk_rows_writer::write_rows(std::size_t first_row, const unsigned char* values,
@@ -58,6 +61,7 @@ CHUNKWISE_HDF5_DECL auto chunk_rows_writer::write_rows(std::size_t first_row, co
     src_shape[0] = rows;
     for (std::size_t d = 0; d < n; ++d) grid[d] = (shape_[d] + opt_.chunk[d] - 1) / opt_.chunk[d];
     std::vector<hsize_t> offset(n);
+    std::vector<std::uint64_t> at(n);
     for (c[0] = first_row / cr; c[0] * cr < last; ++c[0]) {
         std::fill(c.begin() + 1, c.end(), 0);
         for (;;) {
@@ -74,7 +78,10 @@ CHUNKWISE_HDF5_DECL auto chunk_rows_writer::write_rows(std::size_t first_row, co
             copy_box_bytes(values, element_, src_shape.data(), lo.data(), hi.data(), chunk.data(), opt_.chunk.data(),
                            zero.data(), n);
             const auto [bytes, size] = encode_chunk(pipeline_, chunk.data(), chunk.size(), shuffled, packed);
-            {
+            if (spill_ != nullptr) {
+                std::copy(offset.begin(), offset.end(), at.begin());
+                spill_->put_chunk(at.data(), n, bytes, size);
+            } else {
                 library_lock lock;
                 if (H5Dwrite_chunk(writer_->dataset(), H5P_DEFAULT, 0, offset.data(), size, bytes) < 0) {
                     throw error(file_, path_,
@@ -100,6 +107,10 @@ CHUNKWISE_HDF5_DECL auto chunk_rows_writer::write_rows(std::size_t first_row, co
 CHUNKWISE_HDF5_DECL auto chunk_rows_writer::write_contiguous(std::size_t first_row, const unsigned char* values,
                                                              std::size_t rows) -> void {
     const std::size_t n = shape_.size();
+    if (spill_ != nullptr) {
+        spill_->put_rows(first_row, rows, row_elements_ * element_, values);
+        return;
+    }
     std::vector<hsize_t> start(n, 0), count(shape_.begin(), shape_.end());
     start[0] = first_row;
     count[0] = rows;
@@ -113,6 +124,24 @@ CHUNKWISE_HDF5_DECL auto chunk_rows_writer::write_contiguous(std::size_t first_r
                     "writing rows [" + std::to_string(first_row) + ", " + std::to_string(first_row + rows) +
                         ") failed: " + last_error());
     }
+}
+
+CHUNKWISE_HDF5_DECL auto chunk_rows_writer::replay(const std::string& spill) -> void {
+    std::vector<hsize_t> offset;
+    replay_spill(spill, file_, path_, [&](const spill_record& r) {
+        if (!r.chunk) {
+            write_contiguous(r.offset[0], r.bytes, r.offset[1]);
+            return;
+        }
+        offset.assign(r.offset.begin(), r.offset.end());
+        library_lock lock;
+        if (offset.size() != shape_.size() ||
+            H5Dwrite_chunk(writer_->dataset(), H5P_DEFAULT, 0, offset.data(), r.size, r.bytes) < 0) {
+            throw error(file_, path_,
+                        "stream_writer: writing the chunk at row " + std::to_string(offset.empty() ? 0 : offset[0]) +
+                            " from " + spill + " failed: " + last_error());
+        }
+    });
 }
 
 }  // namespace detail

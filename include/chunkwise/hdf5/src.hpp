@@ -41,6 +41,7 @@
 #include <chunkwise/detail/hdf5/state.hpp>
 #include <chunkwise/detail/hdf5/types.hpp>
 #include <chunkwise/detail/hdf5/write/create.hpp>
+#include <chunkwise/detail/hdf5/write/spill.hpp>
 #include <chunkwise/hdf5/attributes.hpp>
 #include <chunkwise/hdf5/chunk_writer.hpp>
 #include <chunkwise/hdf5/chunks.hpp>
@@ -76,6 +77,7 @@
 #include <chunkwise/detail/hdf5/state.ipp>
 #include <chunkwise/detail/hdf5/types.ipp>
 #include <chunkwise/detail/hdf5/write/create.ipp>
+#include <chunkwise/detail/hdf5/write/spill.ipp>
 #include <chunkwise/hdf5/attributes.ipp>
 #include <chunkwise/hdf5/chunk_writer.ipp>
 #include <chunkwise/hdf5/chunks.ipp>

@@ -20,7 +20,7 @@
 #include <hdf5.h>
 
 // A parallel build of HDF5 (its H5pubconf.h defines H5_HAVE_PARALLEL) switches on collective
-// MPI-IO writes from distributed policies; CHUNKWISE_HDF5_PARALLEL=0 keeps the gather-to-root path.
+// MPI-IO writes from distributed policies; CHUNKWISE_HDF5_PARALLEL=0 keeps the streamed path (the root writes).
 #if !defined(CHUNKWISE_HDF5_PARALLEL) && defined(H5_HAVE_PARALLEL)
 #define CHUNKWISE_HDF5_PARALLEL 1
 #endif
@@ -161,6 +161,46 @@ void write_blocks_streamed(Policy& policy, const std::filesystem::path& file, co
     w.close();
 }
 
+/// write_blocks under MPI: every rank learns every block's rows (an all_gather of a few numbers), then streams its
+/// own results, encoded by its own workers, through one collective h5::stream_writer (the root into the file, the
+/// others through their spill files). No rank holds another's results.
+template <class T, class Policy, class R>
+void write_blocks_distributed(Policy& policy, const std::filesystem::path& file, const std::string& path,
+                              const partial_results<R>& results, write_options opt) {
+    const std::vector<R>& values = results.values();
+    std::vector<std::vector<std::size_t>> mine;
+    for (std::size_t k = 0; k < values.size(); ++k) {
+        std::vector<std::size_t> v{results.indices()[k]};
+        const auto s = result_shape(values[k]);
+        v.insert(v.end(), s.begin(), s.end());
+        mine.push_back(std::move(v));
+    }
+    partial_results<std::vector<std::size_t>> shapes(results.total_blocks(), results.indices(), std::move(mine), {});
+    const std::vector<std::vector<std::size_t>> all = chunkwise::all_gather(policy, std::move(shapes));
+    std::vector<std::size_t> shape, row0(results.total_blocks(), 0);
+    for (const auto& v : all) {  // in block order, alike on every rank
+        if (shape.empty()) {
+            shape.assign(v.begin() + 1, v.end());
+            shape[0] = 0;
+        } else if (v.size() != shape.size() + 1 || !std::equal(v.begin() + 2, v.end(), shape.begin() + 1)) {
+            throw error(file.string(), path, "write_blocks: block results disagree in shape beyond axis 0");
+        }
+        row0[v[0]] = shape[0];
+        shape[0] += v[1];
+    }
+    if (shape.empty()) shape = {0};
+    stream_writer<T> w(policy, file, path, shape, std::move(opt));
+    auto body = [&](std::size_t k) { w.write(row0[results.indices()[k]], values[k]); };
+    const exec_result r = chunkwise::detail::policy_access::execute_range(policy, 0, values.size(), body,
+                                                                          on_error::fail_fast, policy.rank());
+    try {
+        w.close();  // collective: every rank comes here, its own writes failed or not
+    } catch (...) {
+        if (!r.failures.empty() && r.failures.front().error) std::rethrow_exception(r.failures.front().error);
+        throw;
+    }
+}
+
 }  // namespace detail
 
 /// Writes `array` (an xtensor container: xarray, xtensor, in row-major order) into the new
@@ -230,11 +270,12 @@ void write_ragged(const std::filesystem::path& file, const std::string& path, co
 /// MPI the calling process writes. Under MPI it is collective: every rank passes the same file,
 /// dataset, element type and options (else every rank throws std::invalid_argument naming each
 /// rank's value), and every rank returns once the dataset is written, or throws the same h5::error:
-/// with a parallel build of HDF5 (H5_HAVE_PARALLEL; Debian: CHUNKWISE_HDF5_FLAVOR=openmpi) every rank writes its own
-/// blocks through MPI-IO in one collective call, after the ranks have agreed that every rank's
-/// results fit; with the serial build the root gathers and writes. With write_mode::append or
-/// update the results go into the existing dataset instead, each at its rows (from `first_row`),
-/// as h5::write writes them: from the calling process, or under MPI from the root, which gathers.
+/// with a parallel build of HDF5 (H5_HAVE_PARALLEL; Debian: CHUNKWISE_HDF5_FLAVOR=openmpi) and no codec, every rank
+/// writes its own blocks through MPI-IO in one collective call, after the ranks have agreed that every rank's
+/// results fit; otherwise every rank encodes its own results on its workers and streams them as h5::stream_writer
+/// does under MPI (the root into the file, the others through spill files the root writes in at the end): no rank
+/// gathers another's results. With write_mode::append or update the results go into the existing dataset instead,
+/// each at its rows (from `first_row`), the same way.
 /// \throws h5::error naming file and dataset
 template <class Policy, class R>
 void write_blocks(Policy& policy, const std::filesystem::path& file, const std::string& path,
@@ -281,23 +322,8 @@ void write_blocks(Policy& policy, const std::filesystem::path& file, const std::
         }
     }
 #endif
-    std::vector<R> all = gather(policy, std::move(results));
-    std::string message;
-    std::exception_ptr root_error;
-    if (policy.is_root()) {
-        try {
-            std::vector<std::size_t> shape;
-            const std::vector<T> flat = detail::concatenate<R, T>(all, shape, f, p);
-            if (shape.empty()) shape = {0};
-            detail::write_values<T>(file, p, shape, flat.data(), std::move(opt));
-        } catch (const error& e) {
-            message = e.what();
-            root_error = std::current_exception();
-        }
-    }
-    if constexpr (distributed_policy<Policy>) chunkwise::detail::policy_access::broadcast_value(policy, message);
-    if (root_error) std::rethrow_exception(root_error);
-    if (!message.empty()) throw error(f, p, "write_blocks failed on the root: " + message);
+    if constexpr (distributed_policy<Policy>)
+        detail::write_blocks_distributed<T>(policy, file, p, results, std::move(opt));
 }
 
 }  // namespace chunkwise::h5
