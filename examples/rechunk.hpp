@@ -1,9 +1,11 @@
 #pragma once
-// Shared by 04-rechunk and 05-hdf5-trajectory: rewrite a dataset with another chunk shape and
-// compression, in parallel. Workers read blocks (decoding in parallel) and hand each to an
-// h5::stream_writer, which cuts, shuffles and deflates the new chunks in the same worker; only the
-// final H5Dwrite_chunk holds the HDF5 lock. Blocks of whole output chunk rows never wait for each
-// other; a process holds only the blocks its workers are on.
+// Shared by 04-rechunk, 05-hdf5-trajectory and 09-mpi-hdf5: rewrite a dataset with another chunk
+// shape and compression, in parallel, on threads or across MPI ranks. Workers read blocks (decoding
+// in parallel) and hand each to an h5::stream_writer, which cuts, shuffles and deflates the new
+// chunks in the same worker; only the final H5Dwrite_chunk holds the HDF5 lock (under MPI the root
+// writes the file, the other ranks' encoded chunks reaching it through their spill files). Blocks
+// of whole output chunk rows never wait for each other; a process holds only the blocks its
+// workers are on.
 #include <chunkwise/chunkwise.hpp>
 #include <chunkwise/hdf5.hpp>
 
@@ -28,9 +30,10 @@ struct rechunk_result {
     chunkwise::run_stats stats;
 };
 
-template <class T>
-rechunk_result rechunk(const chunkwise::h5::dataset& src, const std::string& out_file, const std::string& out_path,
-                       rechunk_options opt) {
+// On the workers of `policy` (collective under MPI: every rank calls it with the same arguments).
+template <class T, class Policy>
+rechunk_result rechunk(Policy& policy, const chunkwise::h5::dataset& src, const std::string& out_file,
+                       const std::string& out_path, rechunk_options opt) {
     namespace h5 = chunkwise::h5;
     const auto dims = src.shape();
     if (opt.chunk.empty()) {
@@ -44,12 +47,11 @@ rechunk_result rechunk(const chunkwise::h5::dataset& src, const std::string& out
     wo.chunk = opt.chunk;
     wo.deflate = opt.deflate;
     wo.shuffle = opt.shuffle;
-    h5::stream_writer<T> out(out_file, out_path, dims, wo);
+    h5::stream_writer<T> out(policy, out_file, out_path, dims, wo);
 
-    chunkwise::thread_policy pool(opt.threads);
-    const auto blocks =
-        chunkwise::partition(dims[0], chunkwise::parts{opt.threads * 8}, chunkwise::align{opt.chunk[0]});
-    auto partial = chunkwise::map_blocks(pool, blocks, [&](const chunkwise::block& b) {
+    const auto blocks = chunkwise::partition(dims[0], chunkwise::parts{std::max<std::size_t>(policy.workers(), 1) * 8},
+                                             chunkwise::align{opt.chunk[0]});
+    auto partial = chunkwise::map_blocks(policy, blocks, [&](const chunkwise::block& b) {
         const auto rows = src.read<T>(b);
         out.write(b, rows);  // written now, from this worker
     });
@@ -60,6 +62,14 @@ rechunk_result rechunk(const chunkwise::h5::dataset& src, const std::string& out
     for (std::size_t d = 0; d < dims.size(); ++d) r.chunks *= (dims[d] + opt.chunk[d] - 1) / opt.chunk[d];
     r.bytes_in = std::accumulate(dims.begin(), dims.end(), sizeof(T), std::multiplies<>{});
     return r;
+}
+
+// On opt.threads threads.
+template <class T>
+rechunk_result rechunk(const chunkwise::h5::dataset& src, const std::string& out_file, const std::string& out_path,
+                       rechunk_options opt) {
+    chunkwise::thread_policy pool(opt.threads);
+    return rechunk<T>(pool, src, out_file, out_path, std::move(opt));
 }
 
 }  // namespace example

@@ -53,7 +53,7 @@ echo
 echo "=== 08-trajectory-series: a trajectory in 20 files read as one dataset, only the selected atoms ==="
 "$bin/08-trajectory-series" --frames 2000 --atoms 20000 --files 20
 echo
-echo "=== 09-mpi-hdf5: MPI + HDF5 end to end: 2 ranks read their blocks of one file, write_blocks writes one result ==="
+echo "=== 09-mpi-hdf5: MPI + HDF5 end to end: 2 ranks read their blocks of one file, write_blocks writes one result, both ranks rechunk the file ==="
 ex09=$(mktemp -d)
 build/release/chunkwise-mpiexec 2 "$bin/09-mpi-hdf5" --file "$ex09/traj.h5" --out "$ex09/rmsd.h5" --frames 2000 --atoms 20000
 rm -rf "$ex09"

@@ -4,7 +4,8 @@
 //
 //   chunkwise-bench write --store h5|zarr2|zarr3 --out PATH --shape ROWSxCOLS --chunk ROWSxCOLS
 //                         --codec none|lz4|zstd|gzip|blosc [--level L] [--shuffle] [--shard-rows N]
-//                         [--threads 1,2] [--repeats 3] [--block-mib 16] [--write-blocks] [--json FILE]
+//                         [--threads 1,2] [--repeats 3] [--block-mib 16] [--write-blocks] [--mode mpi]
+//                         [--json FILE]
 //
 // The values: a pool of two blocks' rows (smooth sines plus a little noise, generated once, before any timing);
 // row r of the array is row r mod (pool rows) of the pool, so that what is timed is the write, not the making of
@@ -18,6 +19,9 @@
 //   write_blocks   (--write-blocks) the same blocks as results held in memory (copies of the pool's rows),
 //               written by h5::write_blocks / zarr::write_blocks: x of the streaming write
 // and the peak resident memory of the process during the chunkwise writes at that count (VmHWM, reset first).
+// With --mode mpi, under mpiexec with N ranks: the same at 1 worker, by the root alone, then at N ranks (one worker
+// each): the floor with every rank encoding every N-th chunk into a file of its own, chunkwise with the collective
+// stream_writer (map_blocks on mpi_policy); S(N) against the root alone; the peak memory the largest of any rank.
 // It reads every value back through the store's reader: WRONG VALUES and exit status 1 where one differs.
 #include "../common/cli.hpp"
 
@@ -25,6 +29,9 @@
 #include <chunkwise/chunkwise.hpp>
 #include <chunkwise/hdf5.hpp>
 #include <chunkwise/zarr.hpp>
+#if defined(CHUNKWISE_BENCH_MPI)
+#include <chunkwise/mpi.hpp>
+#endif
 
 #include <fcntl.h>
 #include <malloc.h>
@@ -105,9 +112,11 @@ inline int cmd_write(int argc, char** argv) {
     const std::string kind = a.required("store");
     if (kind != "h5" && kind != "zarr2" && kind != "zarr3")
         throw std::invalid_argument("--store: '" + kind + "' is not h5, zarr2 or zarr3");
-    if (a.text("mode", "threads") != "threads")
-        throw std::invalid_argument("--mode: '" + a.text("mode", "") +
-                                    "': the streaming writers write from one process; --mode threads only");
+    const std::string mode = a.text("mode", "threads");
+    if (mode != "threads" && mode != "mpi") throw std::invalid_argument("--mode: '" + mode + "' is not threads or mpi");
+#if !defined(CHUNKWISE_BENCH_MPI)
+    if (mode == "mpi") throw std::invalid_argument("--mode mpi: this chunkwise-bench was built without MPI");
+#endif
     const std::filesystem::path out = a.required("out");
     const auto shape = two_numbers("shape", a.required("shape")), chunk = two_numbers("chunk", a.required("chunk"));
     const std::string codec_arg = a.text("codec", "none");
@@ -173,17 +182,20 @@ inline int cmd_write(int argc, char** argv) {
     };
     const std::size_t grid_rows = (rows + chunk[0] - 1) / chunk[0], grid_cols = (cols + chunk[1] - 1) / chunk[1];
     const std::filesystem::path floor_file = out.string() + ".floor";
-    const auto floor_pass = [&](chunkwise::thread_policy& pool_threads) {
-        const int fd = ::open(floor_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-        if (fd < 0) throw std::runtime_error("cannot write " + floor_file.string());
-        std::atomic<std::size_t> next{0};
+    // The chunks j = share, share + shares, ... (all of them by default) into `file`.
+    const auto floor_pass = [&](chunkwise::thread_policy& pool_threads, std::size_t share = 0, std::size_t shares = 1,
+                                const std::filesystem::path& file = {}) {
+        const std::filesystem::path target = file.empty() ? floor_file : file;
+        const int fd = ::open(target.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        if (fd < 0) throw std::runtime_error("cannot write " + target.string());
+        std::atomic<std::size_t> next{share};
         std::atomic<std::uint64_t> at{0};
         const std::size_t n = pool_threads.workers();
         (void)chunkwise::map_blocks(
             pool_threads, chunkwise::partition(n, chunkwise::parts{n}), [&](const chunkwise::block&) {
                 std::vector<float> box(chunk[0] * chunk[1]);
                 const auto encode = encoder();
-                for (std::size_t j = next++; j < grid_rows * grid_cols; j = next++) {
+                for (std::size_t j = next.fetch_add(shares); j < grid_rows * grid_cols; j = next.fetch_add(shares)) {
                     const std::size_t g = j / grid_cols, cc = j % grid_cols;
                     std::fill(box.begin(), box.end(), 0.0f);
                     const std::size_t r_end = std::min(rows, (g + 1) * chunk[0]);
@@ -196,7 +208,7 @@ inline int cmd_write(int argc, char** argv) {
                     const std::uint64_t off = at.fetch_add(bytes.size());
                     if (::pwrite(fd, bytes.data(), bytes.size(), static_cast<off_t>(off)) !=
                         static_cast<ssize_t>(bytes.size()))
-                        throw std::runtime_error("pwrite to " + floor_file.string() + " failed");
+                        throw std::runtime_error("pwrite to " + target.string() + " failed");
                 }
                 return 0;
             });
@@ -248,16 +260,98 @@ inline int cmd_write(int argc, char** argv) {
         return true;
     };
 
-    std::printf("# write %s: %s float32, chunks %s%s, codec %s%s%s, blocks of %zu rows (%.1f MiB); best of %zu\n",
-                kind.c_str(), a.required("shape").c_str(), a.required("chunk").c_str(),
-                zo.shard.empty() ? "" : (", shards of " + std::to_string(zo.shard[0]) + " rows").c_str(),
-                codec.empty() ? "none" : codec.c_str(), level ? (" level " + std::to_string(level)).c_str() : "",
-                shuffle ? " + shuffle" : "", block_rows, static_cast<double>(block_rows * row_bytes) / (1 << 20),
-                repeats);
-    std::printf("# CPU: %s\n", chunkwise::bench::machine_info::here().text().c_str());
+    bool quiet = false;  // under MPI only the root prints
+#if defined(CHUNKWISE_BENCH_MPI)
+    if (mode == "mpi") quiet = boost::mpi::communicator{}.rank() != 0;
+#endif
+    if (!quiet)
+        std::printf("# write %s: %s float32, chunks %s%s, codec %s%s%s, blocks of %zu rows (%.1f MiB); best of %zu\n",
+                    kind.c_str(), a.required("shape").c_str(), a.required("chunk").c_str(),
+                    zo.shard.empty() ? "" : (", shards of " + std::to_string(zo.shard[0]) + " rows").c_str(),
+                    codec.empty() ? "none" : codec.c_str(), level ? (" level " + std::to_string(level)).c_str() : "",
+                    shuffle ? " + shuffle" : "", block_rows, static_cast<double>(block_rows * row_bytes) / (1 << 20),
+                    repeats);
+    if (!quiet) std::printf("# CPU: %s\n", chunkwise::bench::machine_info::here().text().c_str());
     std::vector<result> results;
     bool all_same = true;
-    for (std::size_t n : threads) {
+#if defined(CHUNKWISE_BENCH_MPI)
+    if (mode == "mpi") {
+        chunkwise::mpi_policy mpi;
+        const std::size_t ranks = static_cast<std::size_t>(mpi.size()), me = static_cast<std::size_t>(mpi.rank());
+        chunkwise::thread_policy one(1);
+        result alone, all;
+        alone.workers = 1;
+        all.workers = ranks;
+        alone.seconds = alone.floor_seconds = all.seconds = all.floor_seconds = std::numeric_limits<double>::infinity();
+        const auto timed = [&](auto&& f) {  // every rank's time, from a synchronised start to a synchronised end
+            chunkwise::synchronize(mpi);
+            const auto t0 = chunkwise::clock::now();
+            f();
+            chunkwise::synchronize(mpi);
+            return chunkwise::seconds_since(t0);
+        };
+        const std::filesystem::path mine = floor_file.string() + "." + std::to_string(me);
+        double peak = 0;
+        for (std::size_t k = 0; k <= repeats; ++k) {
+            double f1 = 0, c1 = 0;
+            if (mpi.is_root()) {
+                f1 = best_of(
+                    0, [&] { std::filesystem::remove(floor_file); }, [&] { floor_pass(one); });
+                c1 = best_of(0, clear, [&] { stream_pass(one); });
+            }
+            std::filesystem::remove(mine);  // (as every write: a new file)
+            chunkwise::synchronize(mpi);
+            const double fn = timed([&] { floor_pass(one, me, ranks, mine); });
+            if (mpi.is_root()) clear();
+            ::malloc_trim(0);
+            reset_peak();
+            const double cn = timed([&] {
+                const auto give = [&](auto& w) {
+                    (void)chunkwise::map_blocks(mpi, blocks, [&](const chunkwise::block& b) {
+                        w.write(b.begin, std::span<const float>(rows_of(b), b.size() * cols));
+                        return 0;
+                    });
+                    w.close();
+                };
+                if (kind == "h5") {
+                    h5::stream_writer<float> w(mpi, out, "/data", shape, ho);
+                    give(w);
+                } else {
+                    zarr::stream_writer<float> w(mpi, out, shape, zo);
+                    give(w);
+                }
+            });
+            peak = std::max(peak, peak_mib());
+            if (k > 0) {
+                alone.floor_seconds = std::min(alone.floor_seconds, f1);
+                alone.seconds = std::min(alone.seconds, c1);
+                all.floor_seconds = std::min(all.floor_seconds, fn);
+                all.seconds = std::min(all.seconds, cn);
+            }
+        }
+        const auto peaks = chunkwise::all_gather(mpi, chunkwise::partial_results<double>(ranks, {me}, {peak}));
+        all.peak_rss_mib = *std::max_element(peaks.begin(), peaks.end());
+        std::filesystem::remove(mine);
+        if (!mpi.is_root()) return 0;
+        all.same_values = alone.same_values = same_values();
+        all_same = all.same_values;
+        alone.x_floor = alone.seconds / alone.floor_seconds;
+        all.x_floor = all.seconds / all.floor_seconds;
+        alone.speedup = 1.0;
+        all.speedup = alone.seconds / all.seconds;
+        for (const result* r : {&alone, &all})
+            std::printf("%zu %s floor %8.4f s  chunkwise %8.4f s  %.2fx of the floor  S = %.2f%s%s\n", r->workers,
+                        r == &alone ? "process:" : (ranks == 1 ? "rank:   " : "ranks:  "), r->floor_seconds, r->seconds,
+                        r->x_floor, r->speedup,
+                        r == &alone ? ""
+                                    : ("  peak " + std::to_string(static_cast<long>(r->peak_rss_mib)) +
+                                       " MiB (the largest of any rank)")
+                                          .c_str(),
+                        r->same_values ? "" : "  WRONG VALUES");
+        results = {alone, all};
+    }
+#endif
+    for (std::size_t n : mode == "mpi" ? std::vector<std::size_t>{} : threads) {
         chunkwise::thread_policy pool_threads(n);
         result r;
         r.workers = n;
