@@ -10,9 +10,7 @@
 #include <chunkwise/hdf5/chunk_writer.hpp>
 #include <chunkwise/hdf5/error.hpp>
 #include <chunkwise/hdf5/write_options.hpp>
-#include <chunkwise/detail/core/policy_access.hpp>
-#include <chunkwise/gather.hpp>
-#include <chunkwise/partial_results.hpp>
+#include <chunkwise/detail/core/stream_steps.hpp>
 #include <chunkwise/partition.hpp>
 #include <chunkwise/policy.hpp>
 #include <chunkwise/store.hpp>
@@ -301,27 +299,11 @@ private:
                                                               const std::string& path,
                                                               const std::vector<std::size_t>& shape,
                                                               const write_options& opt) {
-        chunkwise::detail::stream_collective c;
-        if constexpr (distributed_policy<Policy>) {
-            using access = chunkwise::detail::policy_access;
-            c.rank = static_cast<std::size_t>(policy.rank());
-            c.root = policy.is_root();
-            const std::size_t ranks = static_cast<std::size_t>(policy.size()), me = c.rank;
-            c.all_gather = [&policy, ranks, me](std::vector<unsigned char> mine) {
-                partial_results<std::vector<unsigned char>> part(ranks, {me}, {std::move(mine)});
-                return chunkwise::all_gather(policy, std::move(part));
-            };
-            c.agree = [&policy](const std::string& mine) { return access::agree_on_problem(policy, mine); };
-            std::error_code ec;
-            const auto absolute = std::filesystem::absolute(file, ec).lexically_normal();
-            access::check_same(policy, "files", ec ? file.string() : absolute.string());
-            access::check_same(policy, "datasets", detail::normalize_path(path));
-            access::check_same(policy, "shapes", chunkwise::detail::shape_text(shape));
-            access::check_same(policy, "write_options", detail::options_text(opt));
-        } else {
-            (void)policy, (void)file, (void)path, (void)shape, (void)opt;
-        }
-        return c;
+        return chunkwise::detail::collective_steps<chunkwise::detail::stream_collective>(
+            policy, {{"files", chunkwise::detail::comparable_path(file)},
+                     {"datasets", detail::normalize_path(path)},
+                     {"shapes", chunkwise::detail::shape_text(shape)},
+                     {"write_options", detail::options_text(opt)}});
     }
 
     auto emit() {

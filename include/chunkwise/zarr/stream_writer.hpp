@@ -6,7 +6,7 @@
 /// that buffer (at most one row of chunks, or shards, per boundary between ranges of which only one side has been
 /// given).
 
-#include <chunkwise/detail/core/policy_access.hpp>
+#include <chunkwise/detail/core/stream_steps.hpp>
 #include <chunkwise/gather.hpp>
 #include <chunkwise/partial_results.hpp>
 #include <chunkwise/partition.hpp>
@@ -204,26 +204,10 @@ private:
     static chunkwise::detail::stream_collective collective_of(Policy& policy, const std::filesystem::path& path,
                                                               const std::vector<std::size_t>& shape,
                                                               const write_options& opt) {
-        chunkwise::detail::stream_collective c;
-        if constexpr (distributed_policy<Policy>) {
-            using access = chunkwise::detail::policy_access;
-            c.rank = static_cast<std::size_t>(policy.rank());
-            c.root = policy.is_root();
-            const std::size_t ranks = static_cast<std::size_t>(policy.size()), me = c.rank;
-            c.all_gather = [&policy, ranks, me](std::vector<unsigned char> mine) {
-                partial_results<std::vector<unsigned char>> part(ranks, {me}, {std::move(mine)});
-                return chunkwise::all_gather(policy, std::move(part));
-            };
-            c.agree = [&policy](const std::string& mine) { return access::agree_on_problem(policy, mine); };
-            std::error_code ec;
-            const auto absolute = std::filesystem::absolute(path, ec).lexically_normal();
-            access::check_same(policy, "stores", ec ? path.string() : absolute.string());
-            access::check_same(policy, "shapes", chunkwise::detail::shape_text(shape));
-            access::check_same(policy, "write_options", detail::options_text(opt));
-        } else {
-            (void)policy, (void)path, (void)shape, (void)opt;
-        }
-        return c;
+        return chunkwise::detail::collective_steps<chunkwise::detail::stream_collective>(
+            policy, {{"stores", chunkwise::detail::comparable_path(path)},
+                     {"shapes", chunkwise::detail::shape_text(shape)},
+                     {"write_options", detail::options_text(opt)}});
     }
 
     // The store made ready (by the root under MPI, every rank waiting for it); true where it was created.
