@@ -11,7 +11,8 @@ main_pkgs=(g++ cmake make pkg-config libopenmpi-dev openmpi-bin libboost-mpi-dev
 # The HDF5 filter plugins (LZ4, bzip2, Blosc, bitshuffle, LZF) write the tests' compressed files
 # through h5py and decode them for the H5Dread reference; python3-zstandard writes Zstandard chunks;
 # python3-xarray opens the Zarr groups chunkwise writes, and (with python3-h5netcdf) its HDF5 files.
-test_pkgs=("${main_pkgs[@]}" clang doxygen catch2 libbenchmark-dev libtbb-dev hdf5-tools libhdf5-openmpi-dev
+# libclang-rt-dev: clang's sanitizer runtimes (the asan stage is built by clang).
+test_pkgs=("${main_pkgs[@]}" clang libclang-rt-dev doxygen catch2 libbenchmark-dev libtbb-dev hdf5-tools libhdf5-openmpi-dev
            python3-mdanalysis python3-dask python3-mpi4py python3-xarray python3-h5netcdf slurm-wlm munge
            hdf5-filter-plugin hdf5-filter-plugin-blosc-serial bitshuffle hdf5-plugin-lzf python3-zstandard
            debootstrap ccache clang-format)

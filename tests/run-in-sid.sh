@@ -20,12 +20,12 @@ exec unshare --mount --propagation private bash -c '
   chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 bash -c "
     set -euo pipefail
     echo \"sid: \$(g++ --version | head -1); \$(cmake --version | head -1); HDF5 \$(dpkg-query -W -f=\"\\\${Version}\" libhdf5-dev); h5py \$(python3 -c \"import h5py; print(h5py.__version__, \\\"on HDF5\\\", h5py.version.hdf5_version)\"); zarr-python \$(python3 -c \"import zarr; print(zarr.__version__)\"); xtensor \$(dpkg-query -W -f=\"\\\${Version}\" libxtensor-dev); Catch2 \$(dpkg-query -W -f=\"\\\${Version}\" catch2)\"
-    cmake -S /src -B /build/chunkwise -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO=\"-O2 -g1 -DNDEBUG\" -DCHUNKWISE_BUILD_TESTS=ON \
+    cmake -S /src -B /build/chunkwise -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO=\"-O1 -g1 -DNDEBUG\" -DCHUNKWISE_BUILD_TESTS=ON \
       -DCHUNKWISE_BUILD_EXAMPLES=OFF -DCHUNKWISE_BUILD_DOCS=OFF -DCHUNKWISE_BUILD_BENCHMARKS=OFF \
       -DCHUNKWISE_WITH_MPI=OFF -DCHUNKWISE_WITH_HDF5=ON -DCHUNKWISE_WITH_ZARR=ON -DCHUNKWISE_INSTALL=OFF -DCHUNKWISE_WERROR=ON \
       -DCHUNKWISE_BUILD_LIBRARIES=ON -DCHUNKWISE_USE_LIBRARIES=ON >/dev/null
     set -o pipefail
     cmake --build /build/chunkwise -j $jobs 2>&1 | { grep -v \"^\\[\" || true; }
-    cd /build/chunkwise && ctest -L \"core|hdf5|zarr\" -j $jobs --output-on-failure
+    cd /build/chunkwise && ctest -L \"core|hdf5|zarr\" -E \"\\\\.(mmap|plugin)\$\" -j $jobs --output-on-failure
   "
 ' sid "$root" "$src" "$jobs"
