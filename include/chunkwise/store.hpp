@@ -376,6 +376,49 @@ private:
     std::exception_ptr failed_;
 };
 
+/// What the ranks settled at close() under MPI (settle_rows): every rank's part, and what went wrong.
+struct settled_rows {
+    std::vector<stream_part> parts;  ///< every rank's part, by rank
+    std::string coverage;            ///< rows never given or given twice ("" none); alike on every rank
+    std::string agreed;              ///< the lowest rank's failure ("" none); alike on every rank
+    std::exception_ptr own;          ///< this rank's failure, for the caller to throw again
+
+    /// Whether the write can go on: every row given once and no rank failed.
+    [[nodiscard]] bool ok() const noexcept { return coverage.empty() && agreed.empty(); }
+};
+
+/// close() of a stream written by every rank, the part both stores share: each rank's first failed write taken,
+/// the parts all-gathered and checked (each row given by exactly one rank), the chunk rows ranks share completed
+/// by the lowest rank holding part of each (`emit(first_row, values, rows)`), then `after()` on every rank; and a
+/// failure anywhere agreed on. Collective: every rank calls it.
+template <class T, class Emit, class After>
+settled_rows settle_rows(stream_rows<T>& rows, const stream_collective& c, Emit&& emit, After&& after) {
+    settled_rows s;
+    std::string mine;
+    try {
+        rows.rethrow_failure();
+    } catch (const std::exception& e) {
+        mine = e.what();
+        s.own = std::current_exception();
+    }
+    for (const auto& packed : c.all_gather(rows.take_part().pack())) s.parts.push_back(stream_part::unpack(packed));
+    s.coverage = coverage_problem(s.parts, rows.shape()[0]);
+    if (s.coverage.empty() && !s.own) {
+        try {
+            complete_held(s.parts, c.rank, rows.row_bytes(),
+                          [&](std::size_t row, const unsigned char* unit, std::size_t n) {
+                              emit(row, reinterpret_cast<const T*>(unit), n);
+                          });
+            after();
+        } catch (const std::exception& e) {
+            mine = e.what();
+            s.own = std::current_exception();
+        }
+    }
+    s.agreed = c.agree(mine);
+    return s;
+}
+
 }  // namespace detail
 
 /// Splits axis 0 of `a` into min(p.count, chunk rows) balanced blocks whose boundaries lie on

@@ -201,46 +201,25 @@ private:
     // dataset and closes it.
     void close_collective() {
         const std::string p = detail::normalize_path(path_);
-        std::string mine;
-        std::exception_ptr own;
-        try {
-            rows_.rethrow_failure();
-        } catch (const std::exception& e) {
-            mine = e.what();
-            own = std::current_exception();
-        }
-        std::vector<chunkwise::detail::stream_part> parts;
-        for (const auto& packed : c_.all_gather(rows_.take_part().pack()))
-            parts.push_back(chunkwise::detail::stream_part::unpack(packed));
-        const std::string coverage = chunkwise::detail::coverage_problem(parts, rows_.shape()[0]);  // alike everywhere
-        if (coverage.empty() && !own) {
-            try {
-                chunkwise::detail::complete_held(parts, c_.rank, rows_.row_bytes(),
-                                                 [&](std::size_t row, const unsigned char* unit, std::size_t rows) {
-                                                     emit()(row, reinterpret_cast<const T*>(unit), rows);
-                                                 });
-                if (spill_) spill_->finish();
-            } catch (const std::exception& e) {
-                mine = e.what();
-                own = std::current_exception();
-            }
-        }
-        const std::string agreed = c_.agree(mine);
-        if (!coverage.empty() || !agreed.empty()) {
-            if (c_.root) abandon_collective(parts.size());
+        auto settled = chunkwise::detail::settle_rows(rows_, c_, emit(), [&] {
+            if (spill_) spill_->finish();
+        });
+        std::exception_ptr own = settled.own;
+        if (!settled.ok()) {
+            if (c_.root) abandon_collective(settled.parts.size());
             drop_spill();
             c_.agree({});  // everything is cleared before any rank returns
             if (own) std::rethrow_exception(own);
-            if (!coverage.empty())
+            if (!settled.coverage.empty())
                 throw error(file_, p,
-                            "stream_writer: closed with " + coverage +
+                            "stream_writer: closed with " + settled.coverage +
                                 (existing_ ? " (the rows given are in the dataset)" : ", nothing kept"));
-            throw error(file_, p, "stream_writer failed on another rank: " + agreed);
+            throw error(file_, p, "stream_writer failed on another rank: " + settled.agreed);
         }
         std::string problem;
         if (c_.root) {
             try {
-                for (std::size_t r = 1; r < parts.size(); ++r) replay(r);
+                for (std::size_t r = 1; r < settled.parts.size(); ++r) replay(r);
                 if (writer_)
                     writer_->close();
                 else
@@ -248,7 +227,7 @@ private:
             } catch (const std::exception& e) {
                 problem = e.what();
                 own = std::current_exception();
-                abandon_collective(parts.size());
+                abandon_collective(settled.parts.size());
             }
         }
         problem = c_.agree(problem);

@@ -236,36 +236,15 @@ private:
     // share completed by the lowest rank holding part of each, then the metadata by the root.
     void close_collective() {
         closed_ = true;
-        std::string mine;
-        std::exception_ptr own;
-        try {
-            rows_.rethrow_failure();
-        } catch (const std::exception& e) {
-            mine = e.what();
-            own = std::current_exception();
-        }
-        std::vector<chunkwise::detail::stream_part> parts;
-        for (const auto& packed : c_.all_gather(rows_.take_part().pack()))
-            parts.push_back(chunkwise::detail::stream_part::unpack(packed));
-        const std::string coverage = chunkwise::detail::coverage_problem(parts, rows_.shape()[0]);  // alike everywhere
-        if (coverage.empty() && !own) {
-            try {
-                chunkwise::detail::complete_held(parts, c_.rank, rows_.row_bytes(),
-                                                 [&](std::size_t row, const unsigned char* unit, std::size_t rows) {
-                                                     emit()(row, reinterpret_cast<const T*>(unit), rows);
-                                                 });
-            } catch (const std::exception& e) {
-                mine = e.what();
-                own = std::current_exception();
-            }
-        }
-        std::string agreed = c_.agree(mine);
-        if (!coverage.empty() || !agreed.empty()) {
+        auto settled = chunkwise::detail::settle_rows(rows_, c_, emit(), [] {});
+        std::exception_ptr own = settled.own;
+        if (!settled.ok()) {
             if (c_.root) abandon();
             c_.agree({});  // the store is cleared before any rank returns
             if (own) std::rethrow_exception(own);
-            if (!coverage.empty()) throw error(store_, "", "stream_writer: closed with " + coverage + ", nothing kept");
-            throw error(store_, "", "stream_writer failed on another rank: " + agreed);
+            if (!settled.coverage.empty())
+                throw error(store_, "", "stream_writer: closed with " + settled.coverage + ", nothing kept");
+            throw error(store_, "", "stream_writer failed on another rank: " + settled.agreed);
         }
         std::string meta;
         if (c_.root && existing_) {
