@@ -47,7 +47,7 @@ echo "--- second invocation: finished files come from the checkpoint ---"
 echo "--- the log's first lines ($(wc -l < "$many/run.log") in all) ---"
 head -n 4 "$many/run.log"
 echo
-echo "=== 07-images: 4000 small binary records packed into one HDF5 file (vlen uint8 + int16 labels) vs one file each ==="
+echo "=== 07-images: 4000 small binary records made by the workers, each packing its own into one HDF5 file (vlen uint8 + int16 labels), vs one file each ==="
 "$bin/07-images" --images 4000
 echo
 echo "=== 08-trajectory-series: a trajectory in 20 files read as one dataset, only the selected atoms ==="

@@ -276,6 +276,59 @@ TEST_CASE("write_ragged writes what h5py reads as arrays, and what read_ragged r
     CHECK_THAT(test::error_of<h5::error>([&] { h5::write_ragged(file, "copy", theirs); }), Contains("already exists"));
 }
 
+TEST_CASE("write_ragged appends and updates records, from threads at once, and refuses other types",
+          "[hdf5][ragged][modes]") {
+    const fs::path file = test::scratch("shapes-ragged-modes") / "records.h5";
+    const auto records = [](std::size_t from, std::size_t n, std::size_t salt) {
+        h5::ragged<unsigned char> r;
+        for (std::size_t i = from; i < from + n; ++i) r.push_back(u8_record(i * 7 + salt));
+        return r;
+    };
+    h5::write_ragged(file, "images", records(0, 100, 0), {.chunk = {16}, .growable = true});
+    h5::write_ragged(file, "images", records(100, 50, 0), {.mode = chunkwise::write_mode::append});
+    h5::write_ragged(file, "images", records(10, 20, 1), {.mode = chunkwise::write_mode::update, .first_row = 10});
+    h5::ragged<unsigned char> want = records(0, 10, 0);
+    for (std::size_t i = 10; i < 150; ++i) want.push_back(i < 30 ? u8_record(i * 7 + 1) : u8_record(i * 7));
+    REQUIRE(h5::dataset(file, "images").read_ragged<unsigned char>(block{0, 0, 150}) == want);
+
+    // Every block of a run writes its own records into one dataset made with empty records first.
+    const std::size_t n = 400;
+    h5::write_ragged(file, "packed",
+                     h5::ragged<unsigned char>(std::vector<unsigned char>{}, std::vector<std::size_t>(n + 1, 0)),
+                     {.chunk = {16}});
+    chunkwise::thread_policy pool(4);
+    (void)chunkwise::gather(
+        pool, chunkwise::map_blocks(pool, chunkwise::partition(n, chunkwise::parts{13}), [&](const block& b) {
+            h5::write_ragged(file, "packed", records(b.begin, b.size(), 3),
+                             {.mode = chunkwise::write_mode::update, .first_row = b.begin});
+            return b.size();
+        }));
+    REQUIRE(h5::dataset(file, "packed").read_ragged<unsigned char>(block{0, 0, n}) == records(0, n, 3));
+
+    // Other types, either way, and rows past the end: refused naming both types, nothing written.
+    h5::write(file, "numbers", std::vector<float>(8, 1.0f));
+    const auto update = h5::write_options{.mode = chunkwise::write_mode::update};
+    CHECK_THAT(test::error_of<h5::error>([&] { h5::write_ragged(file, "numbers", records(0, 2, 0), update); }),
+               Contains("/numbers") && Contains("the dataset holds float32, the values are variable-length "
+                                                "sequences of uint8"));
+    h5::ragged<float> spectra;
+    spectra.push_back(f32_record(0));
+    CHECK_THAT(test::error_of<h5::error>(
+                   [&] { h5::write_ragged(file, "images", spectra, {.mode = chunkwise::write_mode::append}); }),
+               Contains("append: the dataset holds variable-length sequences of uint8, the values are "
+                        "variable-length sequences of float32"));
+    CHECK_THAT(test::error_of<h5::error>([&] { h5::write(file, "images", std::vector<unsigned char>(3, 1), update); }),
+               Contains("holds variable-length sequences of uint8, the values are uint8"));
+    CHECK_THAT(test::error_of<h5::error>([&] {
+                   h5::write_ragged(file, "images", records(0, 5, 9),
+                                    {.mode = chunkwise::write_mode::update, .first_row = 148});
+               }),
+               Contains("rows [148, 153) lie past the dataset's end (150 rows)"));
+    CHECK_THAT(test::error_of<h5::error>([&] { h5::write_ragged(file, "absent", records(0, 1, 0), update); }),
+               Contains("/absent") && Contains("no dataset at this path"));
+    REQUIRE(h5::dataset(file, "images").read_ragged<unsigned char>(block{0, 0, 150}) == want);
+}
+
 TEST_CASE("ragged misuse: non-ragged data, 2-D records, bad offsets", "[hdf5][ragged][errors]") {
     const fs::path file = files() / "select.h5";
     CHECK_THAT(test::error_of<h5::error>([&] {

@@ -235,10 +235,13 @@ void write(const std::filesystem::path& file, const std::string& path, const std
 /// h5py's `vlen_dtype(T)` makes: h5py reads it as an object array of numpy arrays), creating the
 /// file and groups as needed; read it back with `dataset::read_ragged`. Options as for write
 /// (a chunk shape of one axis; compression applies to the records' heap references, not to their
-/// values). The same rules as write: the file must not be open for reading here; under MPI,
+/// values). With write_mode::append the records go at the end of an existing dataset of sequences of T
+/// (made with write_options::growable), with update at its rows from `first_row`: threads may update
+/// rows of one dataset at once, each call its own H5Dwrite under HDF5's lock (the values' heap has one
+/// writer at a time). The same rules as write: the file must not be open for reading here; under MPI,
 /// gather and write on the root.
-/// \throws h5::error naming file and dataset if the dataset exists, the file cannot be written,
-///         or the options do not fit
+/// \throws h5::error naming file and dataset if the dataset exists (create), does not hold sequences of T
+///         or lacks the rows (append, update), the file cannot be written, or the options do not fit
 template <class T>
 void write_ragged(const std::filesystem::path& file, const std::string& path, const ragged<T>& records,
                   write_options opt = {}) {
@@ -258,6 +261,11 @@ void write_ragged(const std::filesystem::path& file, const std::string& path, co
     if (!type.valid()) {
         throw error(file.string(), detail::normalize_path(path),
                     "write_ragged: cannot make the variable-length type: " + detail::last_error());
+    }
+    if (opt.mode == write_mode::append || opt.mode == write_mode::update) {
+        detail::write_existing(file, path, type.get(), sizeof(hvl_t), {records.size()},
+                               {{0, records.size(), refs.data()}}, opt);
+        return;
     }
     detail::write_raw(file, path, type.get(), sizeof(hvl_t), {records.size()}, refs.data(), std::move(opt),
                       records.values().size() * sizeof(T));

@@ -71,6 +71,11 @@ CHUNKWISE_HDF5_DECL void check_filters(const write_options& opt, const std::vect
                                        const std::vector<std::vector<unsigned>>& params,
                                        const std::function<void(const std::string&)>& fail);
 
+/// Why values of the memory type `values` cannot be written into a dataset of the type `stored` ("the dataset holds
+/// float64, the values are float32: ..."), or "" where they can: numbers of the same kind and size, or
+/// variable-length sequences of such numbers on both sides. Call with the lock held.
+CHUNKWISE_HDF5_DECL std::string type_mismatch(hid_t stored, hid_t values);
+
 /// Opens dataset `path` of the open file `fh` and checks it against values of `shape` in `mem_type` and the options
 /// (mode append or update, first_row, and any chunk, filters and dimension names given, which must be the
 /// dataset's): the same type, every axis but the first, rows within it (update) or room on an unlimited or large

@@ -113,7 +113,10 @@ CHUNKWISE_HDF5_DECL void check_filters(const write_options& opt, const std::vect
         (opt.shuffle ? " with shuffle" : "");
     const auto list = [](const std::vector<unsigned>& v, std::size_t from) {
         std::string t;
-        for (std::size_t i = from; i < v.size(); ++i) t += (t.empty() ? "" : " ") + std::to_string(v[i]);
+        for (std::size_t i = from; i < v.size(); ++i) {
+            if (!t.empty()) t += ' ';  // (appended, not "x" + string: GCC 12 warns falsely at -O3)
+            t += std::to_string(v[i]);
+        }
         return t.empty() ? std::string("none") : t;
     };
     std::vector<int> want_ids;
@@ -148,6 +151,27 @@ CHUNKWISE_HDF5_DECL void check_filters(const write_options& opt, const std::vect
     }
 }
 
+CHUNKWISE_HDF5_DECL std::string type_mismatch(hid_t stored, hid_t values) {
+    // Numbers by numpy's name; a variable-length type by its values' ("variable-length sequences of uint8").
+    const auto name_of = [](hid_t type, element_type& t, std::string& defect) {
+        if (H5Tget_class(type) != H5T_VLEN) {
+            t = describe_type(type, defect);
+            return t.numpy_name();
+        }
+        const handle base(H5Tget_super(type), H5Tclose);
+        if (base.valid()) t = describe_type(base.get(), defect);
+        return "variable-length sequences of " + (base.valid() ? t.numpy_name() : std::string("an unknown type"));
+    };
+    element_type have, want;
+    std::string defect, mem_defect;
+    const std::string have_name = name_of(stored, have, defect), want_name = name_of(values, want, mem_defect);
+    const bool same_class = (H5Tget_class(stored) == H5T_VLEN) == (H5Tget_class(values) == H5T_VLEN);
+    H5Eclear2(H5E_DEFAULT);
+    if (defect.empty() && same_class && have.numeric && have.k == want.k && have.size == want.size && !have.is_enum)
+        return {};
+    return "the dataset holds " + have_name + ", the values are " + want_name + ": write values of the dataset's type";
+}
+
 CHUNKWISE_HDF5_DECL existing_dataset open_existing_dataset(hid_t fh, const std::string& file, const std::string& path,
                                                            hid_t mem_type, const std::vector<std::size_t>& shape,
                                                            const write_options& opt) {
@@ -167,11 +191,7 @@ CHUNKWISE_HDF5_DECL existing_dataset open_existing_dataset(hid_t fh, const std::
     const handle ftype(H5Dget_type(e.dataset.get()), H5Tclose), space(H5Dget_space(e.dataset.get()), H5Sclose);
     const handle dcpl(H5Dget_create_plist(e.dataset.get()), H5Pclose);
     if (!ftype.valid() || !space.valid() || !dcpl.valid()) fail("cannot read the dataset's header: " + last_error());
-    std::string defect, mem_defect;
-    const element_type have = describe_type(ftype.get(), defect), want = describe_type(mem_type, mem_defect);
-    if (!defect.empty() || have.k != want.k || have.size != want.size || have.is_enum)
-        fail("the dataset holds " + have.numpy_name() + ", the values are " + want.numpy_name() +
-             ": write values of the dataset's type");
+    if (const std::string why = type_mismatch(ftype.get(), mem_type); !why.empty()) fail(why);
     const int rank = H5Sget_simple_extent_ndims(space.get());
     e.dims.assign(static_cast<std::size_t>(std::max(rank, 0)), 0);
     std::vector<hsize_t> most(e.dims.size(), 0);
@@ -226,7 +246,8 @@ CHUNKWISE_HDF5_DECL existing_dataset open_existing_dataset(hid_t fh, const std::
                                                          : std::string()));
         }
     }
-    if (opt.deflate > 0 || opt.shuffle || !opt.codec.empty()) check_filters(opt, chunk, have.size, ids, params, fail);
+    if (opt.deflate > 0 || opt.shuffle || !opt.codec.empty())
+        check_filters(opt, chunk, H5Tget_size(ftype.get()), ids, params, fail);
     if (!opt.dimensions.empty()) {
         const std::vector<std::string> names = read_dimensions(e.dataset.get(), file, path);
         if (names != opt.dimensions) {
