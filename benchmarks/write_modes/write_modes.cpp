@@ -2,11 +2,13 @@
 // N rows (aligned to the chunks, and a region that is not) against a create of the same N rows, and
 // an append of N rows to an array of N rows and to one of 8N rows against a create of N rows.
 //
-//   bench_write_modes [--dir DIR] [--rows 4096] [--cols 1024] [--chunk-rows 64] [--repeats 5]
+//   bench_write_modes [--dir DIR] [--rows 4096] [--cols 1024] [--chunk-rows 64] [--repeats 5] [--settle]
 //
 // Stores: HDF5 (deflate 1 and shuffle, through HDF5's filters in every mode), Zarr v2 (zstd) and
 // Zarr v3 sharded (zstd, shards of 4 chunk rows). float32 values. Each case's median of --repeats
-// runs, the cases taking turns; the ratios to the create.
+// runs, the cases taking turns; the ratios to the create. --settle: every write starts once the file
+// system has written back what the earlier ones left in the page cache (sync(), untimed), so that no
+// turn pays for another's write-back.
 #include "../common/cli.hpp"
 
 #include <chunkwise/chunkwise.hpp>
@@ -24,6 +26,8 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 namespace {
 
 namespace h5 = chunkwise::h5;
@@ -36,13 +40,17 @@ double median(std::vector<double> v) {
     return v[v.size() / 2];
 }
 
-double seconds(const std::function<void()>& f) {
+// f's time; `prepare` runs first, untimed (and the sync() of --settle after it).
+double seconds(const std::function<void()>& f, bool settle, const std::function<void()>& prepare = {}) {
+    if (prepare) prepare();
+    if (settle) ::sync();
     const auto t0 = std::chrono::steady_clock::now();
     f();
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// One store's writes: a new array of `a` at `name`, or `a` written into the array there as `mode` asks.
+// One store's writes: a new array of `a` at `name` (nothing there: write_mode::create), or `a` written into the array
+// there as `mode` asks.
 struct store_ops {
     std::string label;
     std::function<void(const fs::path&, const xt::xtensor<float, 2>&)> create;
@@ -54,7 +62,6 @@ std::vector<store_ops> stores(std::size_t chunk_rows, std::size_t cols) {
     return {
         {"HDF5 deflate 1 + shuffle",
          [=](const fs::path& p, const xt::xtensor<float, 2>& a) {
-             fs::remove(p);
              h5::write(p, "x", a, {.chunk = chunk, .deflate = 1, .shuffle = true, .growable = true});
          },
          [](const fs::path& p, const xt::xtensor<float, 2>& a, write_mode m, std::size_t first) {
@@ -62,19 +69,14 @@ std::vector<store_ops> stores(std::size_t chunk_rows, std::size_t cols) {
          }},
         {"Zarr v2 zstd",
          [=](const fs::path& p, const xt::xtensor<float, 2>& a) {
-             zarr::write(p, a, {.chunk = chunk, .codec = "zstd", .mode = write_mode::replace});
+             zarr::write(p, a, {.chunk = chunk, .codec = "zstd"});
          },
          [](const fs::path& p, const xt::xtensor<float, 2>& a, write_mode m, std::size_t first) {
              zarr::write(p, a, {.mode = m, .first_row = first});
          }},
         {"Zarr v3 zstd, sharded",
          [=](const fs::path& p, const xt::xtensor<float, 2>& a) {
-             zarr::write(p, a,
-                         {.chunk = chunk,
-                          .codec = "zstd",
-                          .format = 3,
-                          .shard = {4 * chunk_rows, cols},
-                          .mode = write_mode::replace});
+             zarr::write(p, a, {.chunk = chunk, .codec = "zstd", .format = 3, .shard = {4 * chunk_rows, cols}});
          },
          [](const fs::path& p, const xt::xtensor<float, 2>& a, write_mode m, std::size_t first) {
              zarr::write(p, a, {.mode = m, .first_row = first});
@@ -85,7 +87,8 @@ std::vector<store_ops> stores(std::size_t chunk_rows, std::size_t cols) {
 }  // namespace
 
 int main(int argc, char** argv) try {
-    const bench_cli::args args(argc, argv, 1, {"dir", "rows", "cols", "chunk-rows", "repeats"}, {});
+    const bench_cli::args args(argc, argv, 1, {"dir", "rows", "cols", "chunk-rows", "repeats"}, {"settle"});
+    const bool settle = args.flag("settle");
     const std::size_t rows = args.count("rows", 4096, 1), cols = args.count("cols", 1024, 1);
     const std::size_t chunk_rows = std::min(args.count("chunk-rows", 64, 1), rows);
     const std::size_t repeats = args.count("repeats", 5, 1);
@@ -98,8 +101,9 @@ int main(int argc, char** argv) try {
     xt::xtensor<float, 2> big = xt::xtensor<float, 2>::from_shape({8 * rows, cols});
     for (std::size_t i = 0; i < big.size(); ++i) big.data()[i] = a.data()[i % a.size()];
     const std::size_t offset = rows / 2 + 7;  // a region that starts and ends inside chunks (and shards)
-    std::printf("%zu x %zu float32 (%.1f MB) per write, chunks of %zu rows, median of %zu, turns alternating\n", rows,
-                cols, static_cast<double>(a.size() * 4) / 1e6, chunk_rows, repeats);
+    std::printf("%zu x %zu float32 (%.1f MB) per write, chunks of %zu rows, median of %zu, turns alternating%s\n", rows,
+                cols, static_cast<double>(a.size() * 4) / 1e6, chunk_rows, repeats,
+                settle ? ", each after sync()" : "");
     std::printf("%-24s %9s %16s %16s %16s %16s\n", "store", "create s", "update aligned", "update region",
                 "append to N", "append to 8N");
     for (const store_ops& s : stores(chunk_rows, cols)) {
@@ -111,11 +115,11 @@ int main(int argc, char** argv) try {
         s.create(large, big);
         std::map<std::string, std::vector<double>> t;
         for (std::size_t r = 0; r < repeats; ++r) {
-            t["create"].push_back(seconds([&] { s.create(fresh, a); }));
-            t["aligned"].push_back(seconds([&] { s.into(same, a, write_mode::update, 0); }));
-            t["region"].push_back(seconds([&] { s.into(twice, a, write_mode::update, offset); }));
-            t["small"].push_back(seconds([&] { s.into(small, a, write_mode::append, 0); }));
-            t["large"].push_back(seconds([&] { s.into(large, a, write_mode::append, 0); }));
+            t["create"].push_back(seconds([&] { s.create(fresh, a); }, settle, [&] { fs::remove_all(fresh); }));
+            t["aligned"].push_back(seconds([&] { s.into(same, a, write_mode::update, 0); }, settle));
+            t["region"].push_back(seconds([&] { s.into(twice, a, write_mode::update, offset); }, settle));
+            t["small"].push_back(seconds([&] { s.into(small, a, write_mode::append, 0); }, settle));
+            t["large"].push_back(seconds([&] { s.into(large, a, write_mode::append, 0); }, settle));
         }
         const double c = median(t["create"]);
         const auto ratio = [&](const char* k) {
@@ -132,7 +136,7 @@ int main(int argc, char** argv) try {
 } catch (const std::exception& e) {
     std::fprintf(stderr,
                  "bench_write_modes: %s\nusage: bench_write_modes [--dir DIR] [--rows N] [--cols N] "
-                 "[--chunk-rows N] [--repeats R]\n",
+                 "[--chunk-rows N] [--repeats R] [--settle]\n",
                  e.what());
     return 2;
 }
