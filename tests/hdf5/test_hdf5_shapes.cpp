@@ -291,6 +291,23 @@ TEST_CASE("write_ragged appends and updates records, from threads at once, and r
     for (std::size_t i = 10; i < 150; ++i) want.push_back(i < 30 ? u8_record(i * 7 + 1) : u8_record(i * 7));
     REQUIRE(h5::dataset(file, "images").read_ragged<unsigned char>(block{0, 0, 150}) == want);
 
+    // The room an append needs counts the records' bytes, not only their 16-byte references: 4 MiB of records
+    // where the file may grow by 512 KiB is refused before anything is written (in a child process, before any
+    // thread of this test starts).
+    h5::ragged<unsigned char> big;
+    for (int i = 0; i < 4; ++i) big.push_back(std::vector<unsigned char>(std::size_t{1} << 20, 7));
+    const auto limit = static_cast<rlim_t>(fs::file_size(file) + (std::size_t{512} << 10));
+    CHECK_THAT(
+        test::in_child_with_file_limit(limit,
+                                       [&] {
+                                           h5::write_ragged(file, "images", big,
+                                                            {.mode = chunkwise::write_mode::append});
+                                           return std::string("written");
+                                       }),
+        Contains("threw: ") && Contains("/images") && Contains("file size limit") && Contains("nothing was written"));
+    REQUIRE(h5::dataset(file, "images").shape()[0] == 150);
+    REQUIRE(h5::dataset(file, "images").read_ragged<unsigned char>(block{0, 0, 150}) == want);
+
     // Every block of a run writes its own records into one dataset made with empty records first.
     const std::size_t n = 400;
     h5::write_ragged(file, "packed",

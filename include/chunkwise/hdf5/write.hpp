@@ -57,11 +57,13 @@ struct rows_piece {
 
 /// Writes values of `shape`, in the memory type `mem_type`, given as `pieces`, into the existing dataset `path` of
 /// `file`, as `opt.mode` (append or update) asks: checked against the dataset (type, other axes, chunks, filters,
-/// dimension names, room for an append), then one H5Dwrite per piece at its rows (an append first extends axis 0);
-/// attributes in `opt` are set after the data. \throws h5::error "append: ..." or "update: ..." naming what is wrong
+/// dimension names, room for the elements and `heap_bytes` of variable-length values), then one H5Dwrite per piece
+/// at its rows (an append first extends axis 0); attributes in `opt` are set after the data.
+/// \throws h5::error "append: ..." or "update: ..." naming what is wrong
 CHUNKWISE_HDF5_DECL void write_existing(const std::filesystem::path& file, const std::string& path, hid_t mem_type,
                                         std::size_t elem_size, const std::vector<std::size_t>& shape,
-                                        const std::vector<rows_piece>& pieces, const write_options& opt);
+                                        const std::vector<rows_piece>& pieces, const write_options& opt,
+                                        std::size_t heap_bytes = 0);
 
 /// Writes `shape` values of T at `data`: through HDF5's filters (deflate, shuffle), or, for a
 /// codec HDF5 cannot apply itself (write_options::codec), chunk by chunk encoded here
@@ -264,7 +266,7 @@ void write_ragged(const std::filesystem::path& file, const std::string& path, co
     }
     if (opt.mode == write_mode::append || opt.mode == write_mode::update) {
         detail::write_existing(file, path, type.get(), sizeof(hvl_t), {records.size()},
-                               {{0, records.size(), refs.data()}}, opt);
+                               {{0, records.size(), refs.data()}}, opt, records.values().size() * sizeof(T));
         return;
     }
     detail::write_raw(file, path, type.get(), sizeof(hvl_t), {records.size()}, refs.data(), std::move(opt),

@@ -32,8 +32,9 @@ CHUNKWISE_HDF5_DECL void write_raw(const std::filesystem::path& file, const std:
 
 CHUNKWISE_HDF5_DECL void write_existing(const std::filesystem::path& file, const std::string& path, hid_t mem_type,
                                         std::size_t elem_size, const std::vector<std::size_t>& shape,
-                                        const std::vector<rows_piece>& pieces, const write_options& opt) {
-    existing_rows_writer w(file.string(), normalize_path(path), mem_type, elem_size, shape, opt);
+                                        const std::vector<rows_piece>& pieces, const write_options& opt,
+                                        std::size_t heap_bytes) {
+    existing_rows_writer w(file.string(), normalize_path(path), mem_type, elem_size, shape, opt, heap_bytes);
     for (const rows_piece& piece : pieces) w.write_rows(piece.row0, piece.data, piece.rows);
     w.close();
 }

@@ -91,10 +91,12 @@ CHUNKWISE_HDF5_DECL existing_dataset open_existing_dataset(hid_t fh, const std::
 /// or not: the dataset was there before.
 class existing_rows_writer {
 public:
-    /// `shape`: the rows this write gives (axis 0) and the dataset's other axes. \throws h5::error as
-    /// open_existing_dataset, or where the file cannot be opened or extended
+    /// `shape`: the rows this write gives (axis 0) and the dataset's other axes; `heap_bytes`: what variable-length
+    /// values add to the file beyond `elem_size` per element (their heap). \throws h5::error as
+    /// open_existing_dataset, where the file system lacks room for them, or where the file cannot be opened or
+    /// extended
     existing_rows_writer(const std::string& file, const std::string& path, hid_t mem_type, std::size_t elem_size,
-                         const std::vector<std::size_t>& shape, const write_options& opt);
+                         const std::vector<std::size_t>& shape, const write_options& opt, std::size_t heap_bytes = 0);
     existing_rows_writer(const existing_rows_writer&) = delete;
     existing_rows_writer& operator=(const existing_rows_writer&) = delete;
     ~existing_rows_writer();

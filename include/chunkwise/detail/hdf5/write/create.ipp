@@ -264,7 +264,7 @@ CHUNKWISE_HDF5_DECL existing_dataset open_existing_dataset(hid_t fh, const std::
 CHUNKWISE_HDF5_DECL existing_rows_writer::existing_rows_writer(const std::string& file, const std::string& path,
                                                                hid_t mem_type, std::size_t elem_size,
                                                                const std::vector<std::size_t>& shape,
-                                                               const write_options& opt)
+                                                               const write_options& opt, std::size_t heap_bytes)
         : file_(file), path_(path), mem_type_(mem_type), opt_(opt), shape_(shape) {
     if (shape.empty()) fail("an array of rank 0 has no rows");
     if (const std::string why = attributes_problem(opt.attributes); !why.empty()) fail(why);
@@ -274,7 +274,7 @@ CHUNKWISE_HDF5_DECL existing_rows_writer::existing_rows_writer(const std::string
              " writes into an existing dataset: create it first)");
     std::uintmax_t bytes = elem_size;
     for (std::size_t s : shape) bytes *= s;
-    if (const std::string problem = room_problem(file, bytes); !problem.empty()) fail(problem);
+    if (const std::string problem = room_problem(file, bytes + heap_bytes); !problem.empty()) fail(problem);
     library_lock lock;
     file_h_ = handle(H5Fopen(file.c_str(), H5F_ACC_RDWR, H5P_DEFAULT), H5Fclose);
     if (!file_h_.valid()) fail("cannot open the file for writing: " + last_error());
