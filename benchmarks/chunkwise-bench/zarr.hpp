@@ -45,13 +45,13 @@ namespace bench_zarr {
 
 namespace zarr = chunkwise::zarr;
 
-/// Every chunk file of the store (not its metadata), by path.
+/// Every chunk file of the store, by path: not its metadata (zarr.json, .zarray, .zattrs, ...) nor other files
+/// whose names start with a dot (chunk keys never do), such as the writers' lock file .chunkwise-lock.
 inline std::vector<std::string> chunk_files(const std::filesystem::path& store) {
     std::vector<std::string> out;
     for (const auto& e : std::filesystem::recursive_directory_iterator(store)) {
         const std::string name = e.path().filename().string();
-        if (e.is_regular_file() && name != ".zarray" && name != ".zattrs" && name != ".zgroup" && name != "zarr.json" &&
-            name.rfind(".z", 0) != 0)
+        if (e.is_regular_file() && name != "zarr.json" && name.rfind('.', 0) != 0)
             out.push_back(e.path().string());
     }
     std::sort(out.begin(), out.end());
