@@ -51,8 +51,7 @@ inline std::vector<std::string> chunk_files(const std::filesystem::path& store) 
     std::vector<std::string> out;
     for (const auto& e : std::filesystem::recursive_directory_iterator(store)) {
         const std::string name = e.path().filename().string();
-        if (e.is_regular_file() && name != "zarr.json" && name.rfind('.', 0) != 0)
-            out.push_back(e.path().string());
+        if (e.is_regular_file() && name != "zarr.json" && name.rfind('.', 0) != 0) out.push_back(e.path().string());
     }
     std::sort(out.begin(), out.end());
     return out;
