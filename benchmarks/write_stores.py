@@ -8,11 +8,13 @@ Runs, for HDF5, Zarr v2 and Zarr v3 (sharded: 4 chunk rows a shard), each codec 
 shuffle, Blosc; Zarr v3 has no LZ4 codec and no shuffle filter of its own: only Zstandard and Blosc there), `chunkwise-bench write ... --write-blocks --json`, and prints
 one Markdown row per store and codec: the floor and the streaming write at each thread count, x of the floor, S(N),
 the peak resident memory, h5::write_blocks / zarr::write_blocks on results in memory, and whether the values read
-back were the ones written. Exit status 1 where any were not.
+back were the ones written. Exit status 1 where any were not. Each run starts after the outputs of the run before
+are removed and the dirty page cache written out (sync), so that no run pays for another's write-back.
 """
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -53,8 +55,13 @@ def main():
                 cmd += ["--shuffle"]
             if store == "zarr3":
                 cmd += ["--shard-rows", str(4 * int(a.chunk.split("x")[0]))]
+            os.sync()
             run = subprocess.run(cmd, capture_output=True, text=True)
             sys.stderr.write(run.stdout + run.stderr)
+            if os.path.isdir(out):
+                shutil.rmtree(out)
+            elif os.path.exists(out):
+                os.remove(out)
             if run.returncode not in (0, 1):
                 print(f"| {store_name} | {codec_name} | failed: {run.stderr.strip()} |")
                 wrong = True

@@ -11,7 +11,7 @@
 // row r of the array is row r mod (pool rows) of the pool, so that what is timed is the write, not the making of
 // values, and the pool, not the array, sits in memory. Blocks of --block-mib MiB, whole chunk rows (shard rows).
 // Prints, best of --repeats rounds after one untimed round (each round the floor, then chunkwise), at each thread
-// count N:
+// count N (each count's rounds, and its write_blocks passes, starting after sync()):
 //   floor       every chunk copied out of the pool, encoded alone (the same codec pipeline the store runs) and
 //               written with pwrite into one file, by N threads taking chunks in turn: no store, no metadata
 //   chunkwise   map_blocks on N threads, each block given to h5::stream_writer / zarr::stream_writer
@@ -356,7 +356,10 @@ inline int cmd_write(int argc, char** argv) {
         result r;
         r.workers = n;
         // Rounds alternate floor and chunkwise (the first untimed), so that both meet the same file system state
-        // (its write-back of earlier rounds included); the peak memory is the chunkwise rounds'.
+        // (its write-back of earlier rounds included); the peak memory is the chunkwise rounds'. Each thread count,
+        // and the write_blocks passes, start after sync() (untimed): none pays for the write-back of the stores
+        // that another count's rounds, or the write_blocks passes, left dirty.
+        ::sync();
         r.floor_seconds = r.seconds = std::numeric_limits<double>::infinity();
         double peak = 0;
         for (std::size_t k = 0; k <= repeats; ++k) {
@@ -375,6 +378,7 @@ inline int cmd_write(int argc, char** argv) {
         r.same_values = same_values();
         all_same = all_same && r.same_values;
         if (a.flag("write-blocks")) {
+            ::sync();
             r.write_blocks_seconds = std::numeric_limits<double>::infinity();
             for (std::size_t k = 0; k <= repeats; ++k) {
                 const double t = blocks_pass(pool_threads);
