@@ -8,7 +8,9 @@
 // Zarr v3 sharded (zstd, shards of 4 chunk rows). float32 values. Each case's median of --repeats
 // runs, the cases taking turns; the ratios to the create. --settle: every write starts once the file
 // system has written back what the earlier ones left in the page cache (sync(), untimed), so that no
-// turn pays for another's write-back.
+// turn pays for another's write-back, and with the page cache dropped where the process may (root:
+// /proc/sys/vm/drop_caches), so that no turn writes into memory that the turn before freed (a create
+// after the removal of the store before it would, an append would not).
 #include "../common/cli.hpp"
 
 #include <chunkwise/chunkwise.hpp>
@@ -40,10 +42,21 @@ double median(std::vector<double> v) {
     return v[v.size() / 2];
 }
 
-// f's time; `prepare` runs first, untimed (and the sync() of --settle after it).
+// Drops the clean page cache (after sync(), everything): false where the process may not.
+bool drop_page_cache() {
+    std::FILE* f = std::fopen("/proc/sys/vm/drop_caches", "w");
+    if (f == nullptr) return false;
+    const bool ok = std::fputs("1", f) >= 0;
+    return std::fclose(f) == 0 && ok;
+}
+
+// f's time; `prepare` runs first, untimed (and the sync() and page cache drop of --settle after it).
 double seconds(const std::function<void()>& f, bool settle, const std::function<void()>& prepare = {}) {
     if (prepare) prepare();
-    if (settle) ::sync();
+    if (settle) {
+        ::sync();
+        (void)drop_page_cache();
+    }
     const auto t0 = std::chrono::steady_clock::now();
     f();
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -101,9 +114,11 @@ int main(int argc, char** argv) try {
     xt::xtensor<float, 2> big = xt::xtensor<float, 2>::from_shape({8 * rows, cols});
     for (std::size_t i = 0; i < big.size(); ++i) big.data()[i] = a.data()[i % a.size()];
     const std::size_t offset = rows / 2 + 7;  // a region that starts and ends inside chunks (and shards)
+    const char* how = !settle             ? ""
+                      : drop_page_cache() ? ", each after sync() and the page cache dropped"
+                                          : ", each after sync() (the page cache not dropped: not root)";
     std::printf("%zu x %zu float32 (%.1f MB) per write, chunks of %zu rows, median of %zu, turns alternating%s\n", rows,
-                cols, static_cast<double>(a.size() * 4) / 1e6, chunk_rows, repeats,
-                settle ? ", each after sync()" : "");
+                cols, static_cast<double>(a.size() * 4) / 1e6, chunk_rows, repeats, how);
     std::printf("%-24s %9s %16s %16s %16s %16s\n", "store", "create s", "update aligned", "update region",
                 "append to N", "append to 8N");
     for (const store_ops& s : stores(chunk_rows, cols)) {
