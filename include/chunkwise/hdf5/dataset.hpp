@@ -251,7 +251,8 @@ public:
                       "chunkwise::h5::dataset::read_ragged: T must be an arithmetic type (not bool)");
         if (!s_->ragged) {
             // Point to read only where read can serve it: never in a circle.
-            s_->fail("read_ragged: holds " + s_->type.text + " values, not variable-length sequences of numbers" +
+            s_->fail("read_ragged: holds " + s_->type.numpy_name() +
+                     " values, not variable-length sequences of numbers" +
                      (s_->type.numeric && s_->type_defect.empty()
                           ? std::string(" (read it with read)")
                           : std::string("; chunkwise reads numbers, enums (as their integers) and variable-length "
@@ -304,7 +305,9 @@ private:
     std::string type_problem() const {
         if (!s_->type_defect.empty()) return "has an unusable element type (" + s_->type_defect + "; corrupted?)";
         if (!s_->type.numeric) {
-            return "holds " + s_->type.text + " values, which do not convert to a number type" +
+            return "holds " +
+                   (s_->ragged ? "variable-length sequences of " + s_->ragged_base.numpy_name() : s_->type.text) +
+                   " values, which do not convert to a number type" +
                    (s_->ragged ? std::string(" (read them with read_ragged)")
                                : std::string("; chunkwise reads numbers, enums (as their integers) and "
                                              "variable-length sequences of them, not this type"));
