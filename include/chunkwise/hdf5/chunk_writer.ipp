@@ -29,9 +29,7 @@ CHUNKWISE_HDF5_DECL chunk_rows_writer::chunk_rows_writer(const std::filesystem::
     std::error_code ec;
     const bool existed = std::filesystem::exists(file, ec);
     if (existed && opt_.codec.empty()) {  // room for the values as they are (deflated: at most that)
-        std::size_t bytes = element_;
-        for (std::size_t d : shape_) bytes *= d;
-        if (const std::string problem = room_problem(file_, bytes); !problem.empty())
+        if (const std::string problem = room_problem(file_, element_, shape_); !problem.empty())
             throw error(file_, path_, "write: " + problem);
     }
     library_lock lock;

@@ -15,9 +15,7 @@ CHUNKWISE_HDF5_DECL void write_raw(const std::filesystem::path& file, const std:
     std::error_code ec;
     const bool existed = std::filesystem::exists(file, ec);
     if (existed) {
-        std::size_t bytes = elem_size;
-        for (std::size_t d : shape) bytes *= d;
-        if (const std::string problem = room_problem(f, bytes + heap_bytes); !problem.empty())
+        if (const std::string problem = room_problem(f, elem_size, shape, heap_bytes); !problem.empty())
             throw error(f, p, "write: " + problem);
     }
     library_lock lock;

@@ -21,6 +21,7 @@
 #include <cstddef>
 #include <filesystem>
 #include <functional>
+#include <limits>
 #include <string>
 #include <system_error>
 #include <utility>
@@ -41,11 +42,13 @@ CHUNKWISE_HDF5_DECL std::string options_text(const write_options& opt);
 CHUNKWISE_HDF5_DECL void complete_options(write_options& opt, const std::vector<std::size_t>& shape,
                                           std::size_t elem_size, const std::string& file, const std::string& path);
 
-/// Why `data_bytes` more cannot go into the existing `file` ("" if they can): too little free
-/// space on its file system, or a file size limit (ulimit -f). Checked before an existing file is
-/// touched, because HDF5 records the file's new end before the data is written: running out of
-/// space half-way leaves the file unreadable ("truncated file"), not just without the dataset.
-CHUNKWISE_HDF5_DECL std::string room_problem(const std::string& file, std::uintmax_t data_bytes);
+/// Why the values of `shape` (`elem_size` bytes each) and `heap_bytes` more (variable-length values) cannot go into
+/// the existing `file` ("" if they can): too little free space on its file system, or a file size limit
+/// (ulimit -f). Checked before an existing file is touched, because HDF5 records the file's new end before the data
+/// is written: running out of space half-way leaves the file unreadable ("truncated file"), not just without the
+/// dataset.
+CHUNKWISE_HDF5_DECL std::string room_problem(const std::string& file, std::size_t elem_size,
+                                             const std::vector<std::size_t>& shape, std::uintmax_t heap_bytes = 0);
 
 /// The filters a write applies to each chunk, in HDF5's order (what each one encodes, with its
 /// request): shuffle (unless the codec shuffles itself), then deflate or the codec, from the codec

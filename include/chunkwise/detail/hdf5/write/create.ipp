@@ -58,8 +58,13 @@ CHUNKWISE_HDF5_DECL void complete_options(write_options& opt, const std::vector<
     }
 }
 
-CHUNKWISE_HDF5_DECL std::string room_problem(const std::string& file, std::uintmax_t data_bytes) {
+CHUNKWISE_HDF5_DECL std::string room_problem(const std::string& file, std::size_t elem_size,
+                                             const std::vector<std::size_t>& shape, std::uintmax_t heap_bytes) {
     namespace fs = std::filesystem;
+    constexpr std::uintmax_t most = std::numeric_limits<std::uintmax_t>::max() / 2;  // saturated: no file holds it
+    std::uintmax_t data_bytes = elem_size;
+    for (std::size_t d : shape) data_bytes = d != 0 && data_bytes > most / d ? most : data_bytes * d;
+    data_bytes = std::min(most, data_bytes + std::min(heap_bytes, most));
     const std::uintmax_t need = data_bytes + data_bytes / 64 + (std::uintmax_t{256} << 10);  // + index, metadata
     std::error_code ec;
     const std::uintmax_t size = fs::file_size(file, ec);
@@ -272,9 +277,7 @@ CHUNKWISE_HDF5_DECL existing_rows_writer::existing_rows_writer(const std::string
     if (!std::filesystem::exists(file, ec))
         fail(std::string("no such file (write_mode::") + mode_name(opt.mode) +
              " writes into an existing dataset: create it first)");
-    std::uintmax_t bytes = elem_size;
-    for (std::size_t s : shape) bytes *= s;
-    if (const std::string problem = room_problem(file, bytes + heap_bytes); !problem.empty()) fail(problem);
+    if (const std::string problem = room_problem(file, elem_size, shape, heap_bytes); !problem.empty()) fail(problem);
     library_lock lock;
     file_h_ = handle(H5Fopen(file.c_str(), H5F_ACC_RDWR, H5P_DEFAULT), H5Fclose);
     if (!file_h_.valid()) fail("cannot open the file for writing: " + last_error());

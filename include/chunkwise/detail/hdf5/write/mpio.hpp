@@ -163,11 +163,7 @@ private:
         if (rank_ == 0) {
             std::error_code ec;
             exists = std::filesystem::exists(f_, ec) ? 1 : 0;
-            if (exists) {
-                std::size_t bytes = sizeof(T);
-                for (std::size_t d : shape_) bytes *= d;
-                problem = room_problem(f_, bytes);
-            }
+            if (exists) problem = room_problem(f_, sizeof(T), shape_);
         }
         MPI_Bcast(&exists, 1, MPI_INT, 0, comm_);
         exists_ = exists != 0;
