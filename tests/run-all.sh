@@ -5,8 +5,9 @@
 # then the HDF5 read suite and MPI tests against Debian's parallel HDF5 build (MPI-IO writes), then
 # the HDF5 tests against HDF5 1.14 and the newest 2.x built from Debian's source packages
 # (cmake/build-hdf5-release.sh: built once, cached; 2.x only where it can be fetched), then the
-# core, HDF5 and Zarr suites in a Debian sid root (cmake/sid-root.sh: made once, cached) with sid's
-# GCC, CMake, HDF5 2.x, h5py, xtensor and Catch2 v3. The HDF5 suites' variants (the same tests with
+# core, HDF5 and Zarr suites header-only (the other stages build their tests in compiled mode) in a
+# Debian sid root (cmake/sid-root.sh: made once, cached) with sid's GCC, CMake, HDF5 2.x, h5py,
+# xtensor and Catch2 v3. The HDF5 suites' variants (the same tests with
 # another read path) run in full in the dev stage and, but for `.mmap` (in sid also `.plugin`), in
 # the HDF5-release and sid stages; the sanitizer and parallel-HDF5 stages run fewer
 # (docs/development.md).

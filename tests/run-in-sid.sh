@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds chunkwise's core, HDF5 and Zarr test suites (in compiled mode) inside a Debian sid root (cmake/sid-root.sh) with
+# Builds chunkwise's core, HDF5 and Zarr test suites header-only (every other stage of tests/run-all.sh builds its tests
+# in compiled mode: so both modes run these suites) inside a Debian sid root (cmake/sid-root.sh) with
 # sid's own GCC, CMake, HDF5, xtensor and Catch2, warnings as errors, and runs them there (h5py and zarr-python 3 of
 # sid as the reference reader). The source tree is mounted read-only at /src; the build lives in
 # ROOT/build/chunkwise and is reused. Mounts are made in a private namespace and vanish with it.
@@ -23,7 +24,7 @@ exec unshare --mount --propagation private bash -c '
     cmake -S /src -B /build/chunkwise -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO=\"-O1 -g1 -DNDEBUG\" -DCHUNKWISE_BUILD_TESTS=ON \
       -DCHUNKWISE_BUILD_EXAMPLES=OFF -DCHUNKWISE_BUILD_DOCS=OFF -DCHUNKWISE_BUILD_BENCHMARKS=OFF \
       -DCHUNKWISE_WITH_MPI=OFF -DCHUNKWISE_WITH_HDF5=ON -DCHUNKWISE_WITH_ZARR=ON -DCHUNKWISE_INSTALL=OFF -DCHUNKWISE_WERROR=ON \
-      -DCHUNKWISE_BUILD_LIBRARIES=ON -DCHUNKWISE_USE_LIBRARIES=ON >/dev/null
+      -DCHUNKWISE_BUILD_LIBRARIES=OFF -DCHUNKWISE_USE_LIBRARIES=OFF -DCHUNKWISE_TESTS_USE_LIBRARIES=OFF >/dev/null
     set -o pipefail
     cmake --build /build/chunkwise -j $jobs 2>&1 | { grep -v \"^\\[\" || true; }
     cd /build/chunkwise && ctest -L \"core|hdf5|zarr\" -LE \"^hdf5_(mmap|plugin)\$\" -j $jobs --output-on-failure
