@@ -253,6 +253,7 @@ void write_existing(const std::string& store, const std::vector<std::size_t>& sh
     check_encoding(store, e, metadata_text<T>(e.shape, p.grid, p.chunk, p.enc, p.format, p.sharded).second, o);
     const std::size_t rows = shape[0], first = e.first_row, unit = p.grid[0];
     if (rows > 0) {
+        const removals_deferred removals;  // the chunk files replaced are removed while the next are encoded
         const state now = extended_state(store, e.new_shape[0]);
         const std::vector<slab<T>> slabs{{first, rows, data}};
         for (std::size_t g = first / unit; g * unit < first + rows; ++g)

@@ -18,13 +18,18 @@
 #include <atomic>
 #include <bit>
 #include <cerrno>
+#include <condition_variable>
 #include <cstdio>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <deque>
 #include <filesystem>
 #include <limits>
+#include <mutex>
 #include <string>
+#include <system_error>
+#include <thread>
 #include <type_traits>
 #include <vector>
 
@@ -65,8 +70,54 @@ struct encoding {
 CHUNKWISE_ZARR_DECL encoding make_encoding(const codecs::write_codec& w, bool shuffle, std::size_t item,
                                            std::size_t chunk_bytes);
 
+/// Removes files on a thread of its own, so that a writer goes on encoding while the file system frees their
+/// blocks: where it sends the disk a TRIM for each (ext4 mounted with `discard`), a removal waits for the disk.
+/// finish() (and the destructor) wait until every file given is removed: a write that uses one returns with no
+/// replaced file left behind.
+class file_remover {
+public:
+    file_remover() = default;
+    file_remover(const file_remover&) = delete;
+    file_remover& operator=(const file_remover&) = delete;
+    ~file_remover() { finish(); }
+    /// Removes `path` soon (the thread started at the first call); removed at once if no thread can be started.
+    CHUNKWISE_ZARR_DECL void remove(std::string path);
+    /// Waits until every file given is removed, and the thread has ended.
+    CHUNKWISE_ZARR_DECL void finish() noexcept;
+
+private:
+    CHUNKWISE_ZARR_DECL void run() noexcept;
+    std::mutex m_;
+    std::condition_variable cv_;
+    std::deque<std::string> queue_;
+    bool closing_ = false;
+    std::thread thread_;
+};
+
+/// The calling thread's file_remover for the files that replace_file replaces (nullptr: removed at once). Set for
+/// the length of a write by removals_deferred.
+CHUNKWISE_ZARR_DECL file_remover*& deferred_removals() noexcept;
+
+/// For its lifetime, the files that replace_file replaces in this thread are removed by a file_remover of its own;
+/// its end waits for them.
+class removals_deferred {
+public:
+    removals_deferred() : before_(deferred_removals()) { deferred_removals() = &remover_; }
+    removals_deferred(const removals_deferred&) = delete;
+    removals_deferred& operator=(const removals_deferred&) = delete;
+    ~removals_deferred() {
+        deferred_removals() = before_;
+        remover_.finish();
+    }
+
+private:
+    file_remover remover_;
+    file_remover* before_;
+};
+
 /// Moves the file `tmp` to `target`, replacing a regular file there atomically (the names swapped,
-/// then the old file removed, where the kernel offers it; else rename). False with errno on failure.
+/// then the old file removed, where the kernel offers it, by the thread's deferred_removals() where it has one;
+/// else rename). False with errno on failure.
 CHUNKWISE_ZARR_DECL bool replace_file(const std::string& tmp, const std::string& target);
 
 /// Writes `bytes` as the file store/key: into a temporary name beside it (never a FIFO or device:

@@ -21,6 +21,54 @@ CHUNKWISE_ZARR_DECL encoding make_encoding(const codecs::write_codec& w, bool sh
     return e;
 }
 
+CHUNKWISE_ZARR_DECL void file_remover::remove(std::string path) {
+    {
+        std::lock_guard<std::mutex> hold(m_);
+        if (!thread_.joinable() && !closing_) {
+            try {
+                thread_ = std::thread([this] { run(); });
+            } catch (const std::system_error&) {
+                closing_ = true;  // no thread to be had: every removal at once
+            }
+        }
+        if (!closing_) {
+            queue_.push_back(std::move(path));
+            cv_.notify_one();
+            return;
+        }
+    }
+    ::unlink(path.c_str());
+}
+
+CHUNKWISE_ZARR_DECL void file_remover::run() noexcept {
+    std::unique_lock<std::mutex> hold(m_);
+    for (;;) {
+        cv_.wait(hold, [this] { return closing_ || !queue_.empty(); });
+        if (queue_.empty()) return;  // closing, and nothing left
+        const std::string path = std::move(queue_.front());
+        queue_.pop_front();
+        hold.unlock();
+        ::unlink(path.c_str());
+        hold.lock();
+    }
+}
+
+CHUNKWISE_ZARR_DECL void file_remover::finish() noexcept {
+    {
+        std::lock_guard<std::mutex> hold(m_);
+        closing_ = true;
+    }
+    cv_.notify_one();
+    if (thread_.joinable()) thread_.join();
+    for (const std::string& path : queue_) ::unlink(path.c_str());  // none where the thread ran to its end
+    queue_.clear();
+}
+
+CHUNKWISE_ZARR_DECL file_remover*& deferred_removals() noexcept {
+    thread_local file_remover* here = nullptr;
+    return here;
+}
+
 CHUNKWISE_ZARR_DECL bool replace_file(const std::string& tmp, const std::string& target) {
 #ifdef RENAME_EXCHANGE
     // Over a file that exists, swap the two names atomically and drop the old file: readers see the old
@@ -29,7 +77,10 @@ CHUNKWISE_ZARR_DECL bool replace_file(const std::string& tmp, const std::string&
     struct stat st {};
     if (::lstat(target.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
         ::renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, target.c_str(), RENAME_EXCHANGE) == 0) {
-        ::unlink(tmp.c_str());  // now the old file
+        if (file_remover* later = deferred_removals())  // now the old file
+            later->remove(tmp);
+        else
+            ::unlink(tmp.c_str());
         return true;
     }
     // No regular file to swap with, or a file system without the exchange: a plain rename.
