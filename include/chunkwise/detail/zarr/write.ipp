@@ -32,8 +32,9 @@ CHUNKWISE_ZARR_DECL void file_remover::remove(std::string path) {
             }
         }
         if (!closing_) {
+            const bool idle = queue_.empty();  // else the thread is awake, and takes this one too
             queue_.push_back(std::move(path));
-            cv_.notify_one();
+            if (idle) cv_.notify_one();
             return;
         }
     }
