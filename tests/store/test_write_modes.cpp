@@ -66,6 +66,14 @@ xt::xtensor<float, 2> modes_h5(const fs::path& file, const std::string& path) {
 
 xt::xtensor<float, 2> modes_zarr(const fs::path& store) { return modes_read(zarr::array(store)); }
 
+// The files under a store that are temporary names or replaced chunks left behind (none, after a write returns).
+std::vector<std::string> modes_leftovers(const fs::path& store) {
+    std::vector<std::string> left;
+    for (const auto& e : fs::recursive_directory_iterator(store))
+        if (e.path().filename().string().find(".partial.") != std::string::npos) left.push_back(e.path().string());
+    return left;
+}
+
 // What xarray sees of a store (tests/support/dimensions_peer.py).
 json modes_xarray(const std::string& args, const fs::path& out) {
     const std::string cmd = std::string(CHUNKWISE_TEST_PYTHON) + " " + CHUNKWISE_TEST_SUPPORT_DIR +
@@ -119,8 +127,7 @@ TEST_CASE("write modes: update keeps the rest of each chunk, append adds rows, i
             CHECK(bool(modes_zarr(store) == want));
             CHECK(zarr::array(store).shape() == std::vector<std::size_t>{15, 4});
             // every chunk replaced in place: no old file or temporary name is left beside them
-            for (const auto& e : fs::recursive_directory_iterator(store))
-                CHECK(e.path().filename().string().find(".partial.") == std::string::npos);
+            CHECK(modes_leftovers(store).empty());
         }
     }
 }
@@ -412,6 +419,7 @@ TEST_CASE("write modes: write_blocks appends and updates, serial and on threads,
                            {.mode = write_mode::update, .first_row = 3});
         CHECK(bool(modes_h5(file, "x") == updated));
         CHECK(bool(modes_zarr(store) == updated));
+        CHECK(modes_leftovers(store).empty());  // the chunks replaced, removed before write_blocks returned
         h5::write_blocks(policy, file, "x", chunkwise::map_blocks(policy, blocks, result_of),
                          {.mode = write_mode::append});
         zarr::write_blocks(policy, store, chunkwise::map_blocks(policy, blocks, result_of),
@@ -476,6 +484,7 @@ TEST_CASE("write modes: the stream writers append and update, rows from threads 
     }
     CHECK(bool(modes_h5(file, "x") == appended));
     CHECK(bool(modes_zarr(store) == appended));
+    CHECK(modes_leftovers(store).empty());  // the chunks replaced, removed before each write returned
     // rows missing: close() names them; the rows given are in the array, its extent unchanged
     zarr::stream_writer<float> gap(store, {6, 4}, {.mode = write_mode::update, .first_row = 0});
     gap.write(0, modes_rows(2, 7.0f));

@@ -186,7 +186,8 @@ private:
     // grid row they touch under its lock, merged with the rows of it they do not cover.
     void write_into(std::size_t row, const T* values, std::size_t rows) {
         const std::size_t first = existing_->first_row + row, unit = plan_.grid[0];
-        detail::store_lock lock(store_);  // this caller's own
+        detail::store_lock lock(store_);           // this caller's own
+        const detail::removals_deferred removals;  // chunk files replaced: removed while the next are encoded
         const std::vector<detail::slab<T>> slabs{{first, rows, values}};
         for (std::size_t g = first / unit; g * unit < first + rows; ++g)
             detail::merge_grid_row<T>(store_, plan_, *now_, lock, g, first, first + rows, slabs);

@@ -243,6 +243,7 @@ private:
             if (owner_[g] == me_) owned_rows.push_back(g);
         std::mutex guard;
         const auto write_rows = [&](std::size_t from, std::size_t to) {
+            const removals_deferred removals;  // chunk files replaced: removed while the next rows are encoded
             for (std::size_t i = from; i < to; ++i) {
                 try {
                     write_row(owned_rows[i]);
