@@ -494,3 +494,25 @@ TEST_CASE("write modes: the stream writers append and update, rows from threads 
     CHECK(zarr::array(store).shape() == std::vector<std::size_t>{35, 4});
     CHECK(modes_zarr(store)(1, 0) == 17.0f);
 }
+
+// CHUNKWISE_ZARR_REMOVERS that is no count: every Zarr update or append refuses, naming it, and the array stays as
+// it was (run by ctest with CHUNKWISE_ZARR_REMOVERS=lots).
+TEST_CASE("write modes: a CHUNKWISE_ZARR_REMOVERS that is no count is refused, nothing changed", "[.removers-env]") {
+    const fs::path dir = test::scratch("write-modes-removers-env");
+    const auto first = modes_rows(6, 0.0f), more = modes_rows(2, 50.0f);
+    const fs::path store = dir / "r.zarr";
+    zarr::write(store, first, {.chunk = {2, 4}, .codec = "zstd"});
+    chunkwise::thread_policy threads{2};
+    const auto blocks = chunkwise::partition(2, chunkwise::parts{2});
+    const auto rows_of = [&](const chunkwise::block& b) { return modes_rows(b.size(), 50.0f); };
+    const std::string words = "CHUNKWISE_ZARR_REMOVERS='lots' is not a count of threads from 0 to 16";
+    for (const write_mode m : {write_mode::update, write_mode::append}) {
+        CHECK_THROWS_WITH(zarr::write(store, more, {.mode = m}), Catch::Matchers::Contains(words));
+        CHECK_THROWS_WITH(
+            zarr::write_blocks(threads, store, chunkwise::map_blocks(threads, blocks, rows_of), {.mode = m}),
+            Catch::Matchers::Contains(words));
+    }
+    CHECK(bool(modes_zarr(store) == first));
+    CHECK(zarr::array(store).shape() == std::vector<std::size_t>{6, 4});
+    CHECK(modes_leftovers(store).empty());
+}

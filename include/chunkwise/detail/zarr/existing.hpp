@@ -43,7 +43,8 @@ struct existing_array {
 /// Loads the array at `store` and checks it against values of `shape` (of numpy kind `kind`, `size` bytes) and the
 /// options `o` (mode append or update, first_row, and any chunk, shard, codec and dimension names given, which must
 /// be the array's).
-/// \throws zarr::error "append: ..." or "update: ..." naming what differs, rows past the end, or no array there
+/// \throws zarr::error "append: ..." or "update: ..." naming what differs, rows past the end, no array there, or a
+///         CHUNKWISE_ZARR_REMOVERS that is no count (removal_threads)
 CHUNKWISE_ZARR_DECL existing_array open_existing(const std::string& store, const std::vector<std::size_t>& shape,
                                                  char kind, std::size_t size, const write_options& o);
 

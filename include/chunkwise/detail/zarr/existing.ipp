@@ -43,6 +43,8 @@ CHUNKWISE_ZARR_DECL existing_array open_existing(const std::string& store, const
     namespace fs = std::filesystem;
     const std::string verb = mode_name(o.mode);
     const auto fail = [&](const std::string& why) { throw error(store, "", verb + ": " + why); };
+    if (!removal_threads().invalid.empty())
+        fail("CHUNKWISE_ZARR_REMOVERS='" + removal_threads().invalid + "' is not a count of threads from 0 to 16");
     existing_array e;
     const fs::path dir(store);
     e.metadata_name = path_exists(dir / ".zarray") ? ".zarray" : path_exists(dir / "zarr.json") ? "zarr.json" : "";

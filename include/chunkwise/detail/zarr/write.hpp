@@ -17,11 +17,13 @@
 
 #include <atomic>
 #include <bit>
+#include <charconv>
 #include <cerrno>
 #include <condition_variable>
 #include <cstdio>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <filesystem>
@@ -70,39 +72,51 @@ struct encoding {
 CHUNKWISE_ZARR_DECL encoding make_encoding(const codecs::write_codec& w, bool shuffle, std::size_t item,
                                            std::size_t chunk_bytes);
 
-/// Removes files on a thread of its own, so that a writer goes on encoding while the file system frees their
+/// Removes files on threads of their own, so that a writer goes on encoding while the file system frees their
 /// blocks: where it sends the disk a TRIM for each (ext4 mounted with `discard`), a removal waits for the disk.
 /// finish() (and the destructor) wait until every file given is removed: a write that uses one returns with no
 /// replaced file left behind.
 class file_remover {
 public:
-    file_remover() = default;
+    /// `threads` (at least 1) remove the files given, started at the first.
+    explicit file_remover(unsigned threads) : wanted_(threads == 0 ? 1 : threads) {}
     file_remover(const file_remover&) = delete;
     file_remover& operator=(const file_remover&) = delete;
     ~file_remover() { finish(); }
-    /// Removes `path` soon (the thread started at the first call); removed at once if no thread can be started.
+    /// Removes `path` soon (the threads started at the first call); removed at once if no thread can be started.
     CHUNKWISE_ZARR_DECL void remove(std::string path);
-    /// Waits until every file given is removed, and the thread has ended.
+    /// Waits until every file given is removed, and the threads have ended.
     CHUNKWISE_ZARR_DECL void finish() noexcept;
 
 private:
     CHUNKWISE_ZARR_DECL void run() noexcept;
+    unsigned wanted_;
     std::mutex m_;
     std::condition_variable cv_;
     std::deque<std::string> queue_;
     bool closing_ = false;
-    std::thread thread_;
+    std::vector<std::thread> threads_;
 };
+
+/// The threads that remove the files a Zarr update or append replaces, per writer: the environment variable
+/// CHUNKWISE_ZARR_REMOVERS (read once; 0: each file removed by the writer, in turn), else 2.
+struct removal_setting {
+    unsigned threads = 2;
+    std::string invalid;  ///< the variable's text where it is no count from 0 to 16 (open_existing refuses then)
+};
+CHUNKWISE_ZARR_DECL const removal_setting& removal_threads();
 
 /// The calling thread's file_remover for the files that replace_file replaces (nullptr: removed at once). Set for
 /// the length of a write by removals_deferred.
 CHUNKWISE_ZARR_DECL file_remover*& deferred_removals() noexcept;
 
-/// For its lifetime, the files that replace_file replaces in this thread are removed by a file_remover of its own;
-/// its end waits for them.
+/// For its lifetime, the files that replace_file replaces in this thread are removed by a file_remover of its own
+/// (removal_threads() of them; with 0, or a setting that is no count, removed at once); its end waits for them.
 class removals_deferred {
 public:
-    removals_deferred() : before_(deferred_removals()) { deferred_removals() = &remover_; }
+    removals_deferred() : remover_(removal_threads().threads), before_(deferred_removals()) {
+        if (removal_threads().threads > 0 && removal_threads().invalid.empty()) deferred_removals() = &remover_;
+    }
     removals_deferred(const removals_deferred&) = delete;
     removals_deferred& operator=(const removals_deferred&) = delete;
     ~removals_deferred() {

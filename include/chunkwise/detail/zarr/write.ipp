@@ -24,15 +24,16 @@ CHUNKWISE_ZARR_DECL encoding make_encoding(const codecs::write_codec& w, bool sh
 CHUNKWISE_ZARR_DECL void file_remover::remove(std::string path) {
     {
         std::lock_guard<std::mutex> hold(m_);
-        if (!thread_.joinable() && !closing_) {
+        while (threads_.size() < wanted_ && !closing_) {
             try {
-                thread_ = std::thread([this] { run(); });
+                threads_.emplace_back([this] { run(); });
             } catch (const std::system_error&) {
-                closing_ = true;  // no thread to be had: every removal at once
+                if (threads_.empty()) closing_ = true;  // no thread to be had: every removal at once
+                break;
             }
         }
         if (!closing_) {
-            const bool idle = queue_.empty();  // else the thread is awake, and takes this one too
+            const bool idle = queue_.empty();  // else the threads are awake, and take this one too
             queue_.push_back(std::move(path));
             if (idle) cv_.notify_one();
             return;
@@ -48,6 +49,7 @@ CHUNKWISE_ZARR_DECL void file_remover::run() noexcept {
         if (queue_.empty()) return;  // closing, and nothing left
         const std::string path = std::move(queue_.front());
         queue_.pop_front();
+        if (!queue_.empty()) cv_.notify_one();  // another thread takes the next
         hold.unlock();
         ::unlink(path.c_str());
         hold.lock();
@@ -59,10 +61,29 @@ CHUNKWISE_ZARR_DECL void file_remover::finish() noexcept {
         std::lock_guard<std::mutex> hold(m_);
         closing_ = true;
     }
-    cv_.notify_one();
-    if (thread_.joinable()) thread_.join();
-    for (const std::string& path : queue_) ::unlink(path.c_str());  // none where the thread ran to its end
+    cv_.notify_all();
+    for (std::thread& t : threads_)
+        if (t.joinable()) t.join();
+    threads_.clear();
+    for (const std::string& path : queue_) ::unlink(path.c_str());  // none where a thread ran to its end
     queue_.clear();
+}
+
+CHUNKWISE_ZARR_DECL const removal_setting& removal_threads() {
+    static const removal_setting setting = [] {
+        removal_setting s;
+        const char* text = std::getenv("CHUNKWISE_ZARR_REMOVERS");
+        if (text == nullptr) return s;
+        const std::string t(text);
+        unsigned n = 0;
+        const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), n);
+        if (t.empty() || ec != std::errc{} || end != t.data() + t.size() || n > 16)
+            s.invalid = t.empty() ? "(empty)" : t;
+        else
+            s.threads = n;
+        return s;
+    }();
+    return setting;
 }
 
 CHUNKWISE_ZARR_DECL file_remover*& deferred_removals() noexcept {
