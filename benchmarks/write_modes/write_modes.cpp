@@ -3,14 +3,15 @@
 // an append of N rows to an array of N rows and to one of 8N rows against a create of N rows.
 //
 //   bench_write_modes [--dir DIR] [--rows 4096] [--cols 1024] [--chunk-rows 64] [--repeats 5] [--settle]
+//       [--stores h5,zarr2,zarr3]
 //
-// Stores: HDF5 (deflate 1 and shuffle, through HDF5's filters in every mode), Zarr v2 (zstd) and
-// Zarr v3 sharded (zstd, shards of 4 chunk rows). float32 values. Each case's median of --repeats
-// runs, the cases taking turns; the ratios to the create. --settle: every write starts once the file
-// system has written back what the earlier ones left in the page cache (sync(), untimed), so that no
-// turn pays for another's write-back, and with the page cache dropped where the process may (root:
-// /proc/sys/vm/drop_caches), so that no turn writes into memory that the turn before freed (a create
-// after the removal of the store before it would, an append would not).
+// Stores (--stores, all by default): HDF5 (h5: deflate 1 and shuffle, through HDF5's filters in every mode), Zarr v2
+// (zarr2: zstd) and Zarr v3 sharded (zarr3: zstd, shards of 4 chunk rows). float32 values. Each case's median of
+// --repeats runs, the cases taking turns; the ratios to the create. --settle: every write starts once the file system
+// has written back what the earlier ones left in the page cache (sync(), untimed), so that no turn pays for another's
+// write-back, and with the page cache dropped where the process may (root: /proc/sys/vm/drop_caches), so that no turn
+// writes into memory that the turn before freed (a create after the removal of the store before it would, an append
+// would not).
 #include "../common/cli.hpp"
 
 #include <chunkwise/chunkwise.hpp>
@@ -25,6 +26,8 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -65,6 +68,7 @@ double seconds(const std::function<void()>& f, bool settle, const std::function<
 // One store's writes: a new array of `a` at `name` (nothing there: write_mode::create), or `a` written into the array
 // there as `mode` asks.
 struct store_ops {
+    std::string name;  // as --stores names it
     std::string label;
     std::function<void(const fs::path&, const xt::xtensor<float, 2>&)> create;
     std::function<void(const fs::path&, const xt::xtensor<float, 2>&, write_mode, std::size_t)> into;
@@ -73,21 +77,21 @@ struct store_ops {
 std::vector<store_ops> stores(std::size_t chunk_rows, std::size_t cols) {
     const std::vector<std::size_t> chunk{chunk_rows, cols};
     return {
-        {"HDF5 deflate 1 + shuffle",
+        {"h5", "HDF5 deflate 1 + shuffle",
          [=](const fs::path& p, const xt::xtensor<float, 2>& a) {
              h5::write(p, "x", a, {.chunk = chunk, .deflate = 1, .shuffle = true, .growable = true});
          },
          [](const fs::path& p, const xt::xtensor<float, 2>& a, write_mode m, std::size_t first) {
              h5::write(p, "x", a, {.mode = m, .first_row = first});
          }},
-        {"Zarr v2 zstd",
+        {"zarr2", "Zarr v2 zstd",
          [=](const fs::path& p, const xt::xtensor<float, 2>& a) {
              zarr::write(p, a, {.chunk = chunk, .codec = "zstd"});
          },
          [](const fs::path& p, const xt::xtensor<float, 2>& a, write_mode m, std::size_t first) {
              zarr::write(p, a, {.mode = m, .first_row = first});
          }},
-        {"Zarr v3 zstd, sharded",
+        {"zarr3", "Zarr v3 zstd, sharded",
          [=](const fs::path& p, const xt::xtensor<float, 2>& a) {
              zarr::write(p, a, {.chunk = chunk, .codec = "zstd", .format = 3, .shard = {4 * chunk_rows, cols}});
          },
@@ -100,7 +104,17 @@ std::vector<store_ops> stores(std::size_t chunk_rows, std::size_t cols) {
 }  // namespace
 
 int main(int argc, char** argv) try {
-    const bench_cli::args args(argc, argv, 1, {"dir", "rows", "cols", "chunk-rows", "repeats"}, {"settle"});
+    const bench_cli::args args(argc, argv, 1, {"dir", "rows", "cols", "chunk-rows", "repeats", "stores"}, {"settle"});
+    const std::vector<store_ops> all =
+        stores(std::min(args.count("chunk-rows", 64, 1), args.count("rows", 4096, 1)), args.count("cols", 1024, 1));
+    std::vector<store_ops> chosen;
+    std::stringstream names(args.text("stores", "h5,zarr2,zarr3"));
+    for (std::string name; std::getline(names, name, ',');) {
+        const auto it = std::find_if(all.begin(), all.end(), [&](const store_ops& s) { return s.name == name; });
+        if (it == all.end()) throw std::invalid_argument("--stores: no store '" + name + "' (h5, zarr2, zarr3)");
+        chosen.push_back(*it);
+    }
+    if (chosen.empty()) throw std::invalid_argument("--stores: an empty list");
     const bool settle = args.flag("settle");
     const std::size_t rows = args.count("rows", 4096, 1), cols = args.count("cols", 1024, 1);
     const std::size_t chunk_rows = std::min(args.count("chunk-rows", 64, 1), rows);
@@ -121,7 +135,7 @@ int main(int argc, char** argv) try {
                 cols, static_cast<double>(a.size() * 4) / 1e6, chunk_rows, repeats, how);
     std::printf("%-24s %9s %16s %16s %16s %16s\n", "store", "create s", "update aligned", "update region",
                 "append to N", "append to 8N");
-    for (const store_ops& s : stores(chunk_rows, cols)) {
+    for (const store_ops& s : chosen) {
         const fs::path fresh = dir / "fresh", same = dir / "same", twice = dir / "twice", small = dir / "small",
                        large = dir / "large";
         s.create(same, a);
@@ -151,7 +165,7 @@ int main(int argc, char** argv) try {
 } catch (const std::exception& e) {
     std::fprintf(stderr,
                  "bench_write_modes: %s\nusage: bench_write_modes [--dir DIR] [--rows N] [--cols N] "
-                 "[--chunk-rows N] [--repeats R] [--settle]\n",
+                 "[--chunk-rows N] [--repeats R] [--settle] [--stores h5,zarr2,zarr3]\n",
                  e.what());
     return 2;
 }
