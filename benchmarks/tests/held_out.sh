@@ -30,7 +30,9 @@ print("| --- | --- | ---: | ---: | ---: | --- |")
 for n in names:
     fit = json.load(open("%s/%s-fit/scaling.json" % (out, n)))
     check = json.load(open("%s/%s-check/scaling.json" % (out, n)))
-    q = fit["prediction"]
+    q = fit["prediction"] or {}
+    if "points" not in q:  # no fit: its points were contended (other work on the cores), said in its note
+        sys.exit("%s: no prediction: %s" % (n, q.get("note")))
     pred = {p["workers"]: p["seconds"] for p in q["points"]}
     errs = []
     for p in check["points"]:
