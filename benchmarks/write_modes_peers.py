@@ -8,7 +8,8 @@ writing a new one, on the same data, in the same cases and on the same file syst
 The values are bench_write_modes' (sin(0.001 (i mod 100000)) as float32, i the flat index). The stores:
   h5py          deflate 1 + shuffle, chunks of --chunk-rows rows, axis 0 unlimited (maxshape None)
   zarr-python   Zarr v2, Zstandard level 3 (numcodecs), the same chunks, one process
-The cases, taking turns, each the median of --repeats: a create of N rows into a new file or store; an update of
+The cases, taking turns, each the median of --repeats: a create of N rows into a new file or store (a new name
+each turn, the ones before kept until the store's cases end, as in bench_write_modes); an update of
 N rows at row 0 (aligned to the chunks) and at row N/2 + 7 of an array of 8N rows (a region that starts and ends
 inside chunks); an append of N rows to an array of N rows and to one of 8N rows. Each write is timed from opening
 the file or store to its closing. --settle: sync() before each write, and the page cache dropped where the
@@ -130,8 +131,11 @@ def main():
         create(p["small"], a)
         create(p["large"], big)
         t = {k: [] for k in ("create", "aligned", "region", "small", "large")}
-        for _ in range(args.repeats):
-            t["create"].append(seconds(lambda: create(p["fresh"], a), args.settle, lambda: remove(p["fresh"])))
+        for turn in range(args.repeats):
+            # each create into a name of its own, as bench_write_modes does
+            fresh = os.path.join(p["fresh"], str(turn))
+            t["create"].append(seconds(lambda: create(fresh, a), args.settle,
+                                       lambda: os.makedirs(p["fresh"], exist_ok=True)))
             t["aligned"].append(seconds(lambda: update(p["same"], a, 0), args.settle))
             t["region"].append(seconds(lambda: update(p["twice"], a, offset), args.settle))
             t["small"].append(seconds(lambda: append(p["small"], a), args.settle))
