@@ -149,7 +149,8 @@ int main(int argc, char** argv) try {
             // each create into a name of its own, the ones before kept until the end: no turn writes into the memory
             // that a removal has just freed (a guest whose freed pages go back to its host pays for new ones)
             const fs::path fresh_r = fresh / std::to_string(r);
-            t["create"].push_back(seconds([&] { s.create(fresh_r, a); }, settle, [&] { fs::create_directories(fresh); }));
+            t["create"].push_back(
+                seconds([&] { s.create(fresh_r, a); }, settle, [&] { fs::create_directories(fresh); }));
             t["aligned"].push_back(seconds([&] { s.into(same, a, write_mode::update, 0); }, settle));
             t["region"].push_back(seconds([&] { s.into(twice, a, write_mode::update, offset); }, settle));
             t["small"].push_back(seconds([&] { s.into(small, a, write_mode::append, 0); }, settle));
