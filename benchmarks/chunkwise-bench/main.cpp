@@ -199,9 +199,20 @@ void spin(double seconds) {
     }
 }
 
-/// Keeps this thread away for `seconds` of wall time (a worker that waits, like one reading).
+/// Keeps this thread away for `seconds` of wall time (a worker that waits, like one reading). A sleep
+/// overshoots (by a tenth of a millisecond or more on a virtual machine); what this thread slept beyond
+/// what it was asked is taken off its next pause, so that many short pauses add up to the time asked
+/// for, and a worker with more blocks does not wait longer per block than one with fewer.
 void pause(double seconds) {
-    if (seconds > 0) std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+    thread_local double owed = 0;  // seconds slept beyond what the pauses before asked for
+    const double want = seconds - owed;
+    if (want <= 0) {
+        owed = -want;
+        return;
+    }
+    const auto t0 = chunkwise::clock::now();
+    std::this_thread::sleep_for(std::chrono::duration<double>(want));
+    owed = std::max(0.0, chunkwise::seconds_since(t0) - want);
 }
 
 /// A workload whose every part is known, so that the harness's fits can be checked against it:

@@ -27,6 +27,7 @@
 #include <cstdio>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -73,8 +74,11 @@ namespace detail {
 /// read term's cap D / B comes from the run: the cap is fitted with D / b among the values the
 /// points allow (0, or one point's read time). `probe_cap`, a probe's D / B, is a candidate only
 /// where the run never read faster than it allows (a probe slower than the run measured
-/// something else: another access pattern or cache state).
-inline phase_model fit_phases(const std::vector<model_point>& pts, double probe_cap) {
+/// something else: another access pattern or cache state). `growth`: the cost that grows with the
+/// workers is fitted with g(N) = log2(N) (true) or N (false) alone; unset, with each, the better fit
+/// kept.
+inline phase_model fit_phases(const std::vector<model_point>& pts, double probe_cap,
+                              std::optional<bool> growth = std::nullopt) {
     phase_model m;
     // W: compute ~ W / min(N, cores).
     double num = 0, den = 0;
@@ -126,6 +130,7 @@ inline phase_model fit_phases(const std::vector<model_point>& pts, double probe_
     // t_serial + c g(N) to the rest, for each g; the better fit wins.
     best = std::numeric_limits<double>::infinity();
     for (bool log_growth : {false, true}) {
+        if (growth && *growth != log_growth) continue;
         std::vector<std::array<double, 2>> x;
         std::vector<double> y, w;
         for (const model_point& p : pts) {

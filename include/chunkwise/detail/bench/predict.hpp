@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -52,7 +53,11 @@ inline fitted_law fit_law(const std::string& name, const scaling_report& r, cons
         const usl_fit f = fit_usl(ns, ts);
         return {name, [f](double n) { return f.time_at(n); }, f.at_bound};
     }
-    const phase_model m = fit_phases(pts, probe_cap);
+    // A point left out: the growth law g(N) is the one every point chose (two counts fit either law exactly, so
+    // what is left would choose it by rounding); its terms are fitted to the rest.
+    std::optional<bool> growth;
+    if (left_out != 0) growth = fit_phases(all, probe_cap).log_growth;
+    const phase_model m = fit_phases(pts, probe_cap, growth);
     return {name, [m](double n) { return m.time_at(n); }, ""};
 }
 
