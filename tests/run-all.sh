@@ -1,16 +1,14 @@
 #!/usr/bin/env bash
-# Builds and runs every test: the developer build with GCC (tests, examples, docs and the Doxygen
-# API reference, package tests, benchmark smoke runs), then the test suites built by clang with
-# warnings as errors under AddressSanitizer + UBSan, then the threaded tests under ThreadSanitizer,
-# then the HDF5 read suite and MPI tests against Debian's parallel HDF5 build (MPI-IO writes), then
-# the HDF5 tests against HDF5 1.14 and the newest 2.x built from Debian's source packages
-# (cmake/build-hdf5-release.sh: built once, cached; 2.x only where it can be fetched), then the
-# core, HDF5 and Zarr suites header-only (the other stages build their tests in compiled mode) in a
-# Debian sid root (cmake/sid-root.sh: made once, cached) with sid's GCC, CMake, HDF5 2.x, h5py,
-# xtensor and Catch2 v3. The HDF5 suites' variants (the same tests with
-# another read path) run in full in the dev stage and, but for `.mmap` (in sid also `.plugin`), in
-# the HDF5-release and sid stages; the sanitizer and parallel-HDF5 stages run fewer
-# (docs/development.md).
+# Builds and runs every test: the developer build with GCC in compiled mode (tests, examples, docs
+# and the Doxygen API reference, package tests, benchmark smoke runs), then the tests, examples and
+# docs programs built header-only by clang with warnings as errors under AddressSanitizer + UBSan,
+# then the threaded tests under ThreadSanitizer, then the HDF5 tests against Debian's parallel HDF5
+# build (MPI-IO writes), then the HDF5 tests against HDF5 1.14 and the newest 2.x built from
+# Debian's source packages (cmake/build-hdf5-release.sh: built once, cached; 2.x only where it can
+# be fetched), then the core, HDF5 and Zarr suites header-only in a Debian sid root
+# (cmake/sid-root.sh: made once, cached) with sid's GCC, CMake, HDF5 2.x, h5py, xtensor and
+# Catch2 v3. Every stage runs the HDF5 suites' variants (the same tests with another read path)
+# that its tests have (docs/development.md).
 # Installs missing Debian packages first. Exits non-zero on any failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -2,6 +2,7 @@
 /// \file
 /// `thread_policy`: blocks on a persistent pool of std::threads, scheduled dynamically.
 
+#include <chunkwise/detail/core/env_count.hpp>
 #include <chunkwise/detail/core/execute.hpp>
 #include <chunkwise/detail/core/policy_access.hpp>
 #include <chunkwise/detail/core/thread_pool.hpp>
@@ -82,15 +83,12 @@ public:
     /// \throws std::invalid_argument if CHUNKWISE_NUM_THREADS is set but not a positive integer
     [[nodiscard]] static std::size_t default_workers() {
         if (const char* v = std::getenv("CHUNKWISE_NUM_THREADS"); v != nullptr) {
-            char* end = nullptr;
-            errno = 0;
-            const unsigned long long n = std::strtoull(v, &end, 10);
-            if (*v < '0' || *v > '9' || end == v || *end != '\0' || errno == ERANGE || n == 0 ||
-                n > std::size_t{1} << 20) {
+            const auto n = detail::env_count(v, 1, std::size_t{1} << 20);
+            if (!n) {
                 throw std::invalid_argument(std::string("[chunkwise.threads] CHUNKWISE_NUM_THREADS='") + v +
                                             "': must be a positive integer (threads per process)");
             }
-            return static_cast<std::size_t>(n);
+            return static_cast<std::size_t>(*n);
         }
         if (const std::size_t cpus = detail::allowed_cpus(); cpus > 0) return cpus;
         const unsigned h = std::thread::hardware_concurrency();

@@ -259,12 +259,14 @@ TEST_CASE("default_workers counts the CPUs this process may run on, or CHUNKWISE
     ::setenv("CHUNKWISE_NUM_THREADS", "3", 1);
     REQUIRE(chunkwise::thread_policy::default_workers() == 3);
     REQUIRE(chunkwise::thread_policy().workers() == 3);
-    for (const char* bad : {"0", "-2", "two", "4x", "", " 4"}) {
+    for (const char* bad : {"0", "-2", "+2", "two", "4x", "", " 4", "1048577", "99999999999999999999"}) {
         INFO(bad);
         ::setenv("CHUNKWISE_NUM_THREADS", bad, 1);
         REQUIRE_THROWS_WITH(chunkwise::thread_policy::default_workers(),
                             Catch::Matchers::Contains("CHUNKWISE_NUM_THREADS='" + std::string(bad) + "'") &&
                                 Catch::Matchers::Contains("positive integer"));
     }
+    ::setenv("CHUNKWISE_NUM_THREADS", "1048576", 1);
+    REQUIRE(chunkwise::thread_policy::default_workers() == 1048576);
     ::unsetenv("CHUNKWISE_NUM_THREADS");
 }

@@ -5,6 +5,7 @@
 // floor, and the write of one file under a temporary name renamed into place, so a reader (or a
 // rerun) never sees half a chunk.
 #include <chunkwise/detail/core/compiled.hpp>
+#include <chunkwise/detail/core/env_count.hpp>
 #include <chunkwise/detail/codecs/pipeline.hpp>
 #include <chunkwise/detail/core/posix_io.hpp>
 #include <chunkwise/detail/zarr/codecs.hpp>
@@ -17,7 +18,6 @@
 
 #include <atomic>
 #include <bit>
-#include <charconv>
 #include <cerrno>
 #include <condition_variable>
 #include <cstdio>

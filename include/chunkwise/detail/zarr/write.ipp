@@ -74,13 +74,10 @@ CHUNKWISE_ZARR_DECL const removal_setting& removal_threads() {
         removal_setting s;
         const char* text = std::getenv("CHUNKWISE_ZARR_REMOVERS");
         if (text == nullptr) return s;
-        const std::string t(text);
-        unsigned n = 0;
-        const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), n);
-        if (t.empty() || ec != std::errc{} || end != t.data() + t.size() || n > 16)
-            s.invalid = t.empty() ? "(empty)" : t;
+        if (const auto n = chunkwise::detail::env_count(text, 0, 16))
+            s.threads = static_cast<unsigned>(*n);
         else
-            s.threads = n;
+            s.invalid = *text == '\0' ? "(empty)" : text;
         return s;
     }();
     return setting;

@@ -4,6 +4,7 @@
 // from read-only mappings of the file with streaming stores (CHUNKWISE_HDF5_MMAP).
 #include <chunkwise/detail/core/compiled.hpp>
 #include <chunkwise/detail/core/clock.hpp>
+#include <chunkwise/detail/core/env_count.hpp>
 #include <chunkwise/detail/core/posix_io.hpp>
 #include <chunkwise/detail/hdf5/state.hpp>
 
@@ -123,14 +124,11 @@ struct map_setting {
 private:
     explicit map_setting(const char* v) {
         if (v == nullptr || *v == '\0') return;
-        char* end = nullptr;
-        errno = 0;
-        const unsigned long long n = std::strtoull(v, &end, 10);
         if (std::string_view(v) == "off") {
             min_bytes = std::numeric_limits<std::size_t>::max();
             choice = copy_choice::pread;
-        } else if (*v >= '0' && *v <= '9' && *end == '\0' && errno != ERANGE) {
-            min_bytes = static_cast<std::size_t>(n);
+        } else if (const auto n = chunkwise::detail::env_count(v, 0, std::numeric_limits<std::size_t>::max())) {
+            min_bytes = static_cast<std::size_t>(*n);
             choice = copy_choice::mapped;
         } else {
             invalid = v;
