@@ -32,9 +32,10 @@ struct fitted_law {
     std::string at_bound;  // "" or the parameter held at its bound
 };
 
-/// `name` fitted to the points of `r` but those of `left_out` workers (0: none left out).
+/// `name` fitted to the points of `r` but those of `left_out` workers (0: none left out). The per-phase model
+/// takes `growth` as its growth law where given (true: log2 N), else chooses its own.
 inline fitted_law fit_law(const std::string& name, const scaling_report& r, const std::vector<model_point>& all,
-                          double probe_cap, double left_out) {
+                          double probe_cap, double left_out, std::optional<bool> growth = std::nullopt) {
     std::vector<model_point> pts;
     std::vector<double> ns, ts;
     for (std::size_t i = 0; i < r.points.size(); ++i) {
@@ -53,10 +54,6 @@ inline fitted_law fit_law(const std::string& name, const scaling_report& r, cons
         const usl_fit f = fit_usl(ns, ts);
         return {name, [f](double n) { return f.time_at(n); }, f.at_bound};
     }
-    // A point left out: the growth law g(N) is the one every point chose (two counts fit either law exactly, so
-    // what is left would choose it by rounding); its terms are fitted to the rest.
-    std::optional<bool> growth;
-    if (left_out != 0) growth = fit_phases(all, probe_cap).log_growth;
     const phase_model m = fit_phases(pts, probe_cap, growth);
     return {name, [m](double n) { return m.time_at(n); }, ""};
 }
@@ -156,12 +153,15 @@ inline std::vector<double> worker_counts(const scaling_report& r) {
 inline std::vector<double> held_out_errors(const std::vector<std::string>& names, const scaling_report& r,
                                            const std::vector<model_point>& all, double probe_cap) {
     const std::vector<double> counts = worker_counts(r);
+    // The per-phase model keeps the growth law g(N) that every point chose: fitted to two counts either law fits
+    // exactly, so what is left would choose one by rounding. Only its terms are fitted to the rest.
+    const bool growth = fit_phases(all, probe_cap).log_growth;
     std::vector<double> held(names.size(), 0);
     for (std::size_t c = 0; c < names.size(); ++c) {
         double sum = 0;
         std::size_t n = 0;
         for (double count : counts) {
-            const fitted_law f = fit_law(names[c], r, all, probe_cap, count);
+            const fitted_law f = fit_law(names[c], r, all, probe_cap, count, growth);
             for (const scaling_point& p : r.points) {
                 if (static_cast<double>(p.workers) != count) continue;
                 const double e = (f.time_at(count) - p.mean) / p.mean;
