@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds and runs every test: the developer build with GCC in compiled mode (tests, examples, docs
-# and the Doxygen API reference, package tests, benchmark smoke runs), then the tests, examples and
-# docs programs built header-only by clang with warnings as errors under AddressSanitizer + UBSan,
+# and the Doxygen API reference, package tests, benchmark smoke runs), then the tests, examples, docs
+# programs and benchmarks built header-only by clang with warnings as errors under ASan + UBSan,
 # then the threaded tests under ThreadSanitizer, then the HDF5 tests against Debian's parallel HDF5
 # build (MPI-IO writes), then the HDF5 tests against HDF5 1.14 and the newest 2.x built from
 # Debian's source packages (cmake/build-hdf5-release.sh: built once, cached; 2.x only where it can
